@@ -1,0 +1,97 @@
+// buildApp(deps): the HTTP application, fully registered, never listening.
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import {
+  registerAjvFormats,
+  type TypeBoxTypeProvider,
+  TypeBoxValidatorCompiler,
+} from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { AppDeps } from './app-deps.js';
+import { createWalletAuth } from './domain/auth/wallet-auth.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { walletAuthPlugin } from './http/plugins/wallet-auth.js';
+import { healthRoutes } from './http/routes/health.routes.js';
+import { ErrorEnvelope } from './http/schemas/common.js';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+
+registerAjvFormats();
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: deps.config.trustProxy,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    disableRequestLogging: true,
+    routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.addSchema(ErrorEnvelope);
+  // JSON only: a body of any other type is 415 before it is read.
+  app.removeContentTypeParser(['text/plain']);
+  registerErrorHandling(app);
+  registerRequestAccounting(app, deps);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Vaultkeeper API',
+        version: deps.config.version,
+        description:
+          'Spending vaults on Solana: vaults, transactions, overrides, Blinks (Solana Actions), webhooks and analytics.',
+      },
+      servers: [{ url: deps.config.publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          walletAddress: { type: 'apiKey', in: 'header', name: 'X-Wallet-Address' },
+          walletSignature: { type: 'apiKey', in: 'header', name: 'X-Signature' },
+          walletMessage: { type: 'apiKey', in: 'header', name: 'X-Message' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: false });
+
+  const walletAuth = createWalletAuth({
+    cache: deps.cache,
+    clock: deps.clock,
+    maxAgeSeconds: deps.config.authMaxAgeSeconds,
+  });
+  await app.register(walletAuthPlugin, { walletAuth });
+
+  await app.register(healthRoutes, { deps });
+
+  app.get('/api/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () =>
+    app.swagger(),
+  );
+  return app;
+}
+
+/** Request id header, latency histogram and the rolling window health reports. */
+function registerRequestAccounting(app: FastifyInstance, deps: AppDeps): void {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const elapsedMs = reply.elapsedTime;
+    const route = request.routeOptions.url ?? 'unmatched';
+    deps.requestStats.record(elapsedMs, reply.statusCode >= 500);
+    deps.metrics.httpRequestDuration
+      .labels(request.method, route, String(reply.statusCode))
+      .observe(elapsedMs / 1000);
+    request.log.debug({ method: request.method, route, status: reply.statusCode, ms: elapsedMs }, 'request');
+  });
+}

@@ -1,0 +1,84 @@
+import { LRUCache } from 'lru-cache';
+import type { Cache } from './cache.js';
+
+interface Entry {
+  json: string;
+  tags: readonly string[];
+}
+
+/** In-process cache: an LRU bounded by entry count, with per-entry TTLs and tag sets. */
+export function createMemoryCache(options: { maxEntries?: number; now?: () => number } = {}): Cache {
+  const tagIndex = new Map<string, Set<string>>();
+  const entries = new LRUCache<string, Entry>({
+    max: options.maxEntries ?? 50_000,
+    ttlAutopurge: false,
+    allowStale: false,
+    ...(options.now ? { perf: { now: options.now } } : {}),
+    dispose: (entry, key) => {
+      for (const tag of entry.tags) {
+        const keys = tagIndex.get(tag);
+        keys?.delete(key);
+        if (keys?.size === 0) tagIndex.delete(tag);
+      }
+    },
+  });
+  const markers = new LRUCache<string, number>({
+    max: 200_000,
+    ...(options.now ? { perf: { now: options.now } } : {}),
+  });
+
+  return {
+    kind: 'memory',
+    async get<T>(key: string) {
+      const entry = entries.get(key);
+      return entry === undefined ? undefined : (JSON.parse(entry.json) as T);
+    },
+    async set(key, value, ttlSeconds, tags = []) {
+      entries.set(key, { json: JSON.stringify(value), tags }, { ttl: ttlSeconds * 1000 });
+      for (const tag of tags) {
+        let keys = tagIndex.get(tag);
+        if (keys === undefined) {
+          keys = new Set();
+          tagIndex.set(tag, keys);
+        }
+        keys.add(key);
+      }
+    },
+    async delete(...keys) {
+      for (const key of keys) entries.delete(key);
+    },
+    async deleteByTag(...tags) {
+      for (const tag of tags) {
+        for (const key of [...(tagIndex.get(tag) ?? [])]) entries.delete(key);
+        tagIndex.delete(tag);
+      }
+    },
+    async setIfAbsent(key, ttlSeconds) {
+      if (markers.has(key)) return false;
+      markers.set(key, 1, { ttl: ttlSeconds * 1000 });
+      return true;
+    },
+    async increment(key, ttlSeconds) {
+      const current = markers.get(key);
+      if (current === undefined) {
+        markers.set(key, 1, { ttl: ttlSeconds * 1000 });
+        return 1;
+      }
+      markers.set(key, current + 1, { noUpdateTTL: true });
+      return current + 1;
+    },
+    async purgeExpired() {
+      const before = entries.size + markers.size;
+      entries.purgeStale();
+      markers.purgeStale();
+      return before - (entries.size + markers.size);
+    },
+    async ping() {
+      return true;
+    },
+    async close() {
+      entries.clear();
+      markers.clear();
+    },
+  };
+}

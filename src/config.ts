@@ -1,0 +1,202 @@
+// The only reader of process.env: parse once, report every bad variable together, freeze.
+import { isAddress } from '@solana/kit';
+
+export const SOLANA_CLUSTERS = ['devnet', 'mainnet-beta', 'testnet', 'localnet'] as const;
+export type SolanaCluster = (typeof SOLANA_CLUSTERS)[number];
+export const ROLE_NAMES = ['api', 'ingestor', 'worker'] as const;
+export type Role = (typeof ROLE_NAMES)[number];
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DEFAULT_PROGRAM_ID = 'ET9WDoFE2bf4bSmciLL7q7sKdeSYeNkWbNMHbAMBu2ZJ';
+export const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
+
+const CLUSTER_RPC: Record<SolanaCluster, string> = {
+  devnet: 'https://api.devnet.solana.com',
+  'mainnet-beta': 'https://api.mainnet-beta.solana.com',
+  testnet: 'https://api.testnet.solana.com',
+  localnet: 'http://127.0.0.1:8899',
+};
+
+export type DatabaseConfig =
+  | { kind: 'pglite'; dataDir: string }
+  | { kind: 'memory' }
+  | { kind: 'postgres'; url: string };
+
+/** BACKFILL: how far back a first start reads history. */
+export type BackfillConfig = { mode: 'all' } | { mode: 'none' } | { mode: 'count'; count: number };
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly database: DatabaseConfig;
+  readonly redisUrl: string | null;
+  readonly cluster: SolanaCluster;
+  readonly rpcUrl: string;
+  readonly wsUrl: string;
+  readonly programId: string;
+  readonly publicBaseUrl: string;
+  readonly roles: readonly Role[];
+  readonly trustProxy: boolean;
+  readonly authMaxAgeSeconds: number;
+  readonly webhookAllowPrivateUrls: boolean;
+  readonly webhookRetrySchedule: readonly number[];
+  readonly webhookTimeoutMs: number;
+  readonly smtpUrl: string | null;
+  readonly emailFrom: string;
+  readonly logLevel: LogLevel;
+  readonly backfill: BackfillConfig;
+  readonly backfillIntervalMs: number;
+  readonly version: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Parses the environment; throws ConfigError naming every bad variable at once. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = read(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+    if (['false', '0', 'no', 'off'].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+    return fallback;
+  };
+  const url = (name: string, protocols: readonly string[]): string | undefined => {
+    const raw = read(name);
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (protocols.includes(parsed.protocol)) return raw;
+    } catch {}
+    problems.push(`${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} URL`);
+    return undefined;
+  };
+
+  const port = int('PORT', 3000, 0, 65535);
+  const host = read('HOST') ?? '0.0.0.0';
+  const database = parseDatabase(read('DATABASE_URL'), read('DATA_DIR') ?? './data', problems);
+  const redisUrl = url('REDIS_URL', ['redis:', 'rediss:']) ?? null;
+  const cluster = oneOf('SOLANA_CLUSTER', SOLANA_CLUSTERS, 'devnet');
+  const rpcUrl = url('SOLANA_RPC_URL', ['http:', 'https:']) ?? CLUSTER_RPC[cluster];
+  const wsUrl = url('SOLANA_WS_URL', ['ws:', 'wss:']) ?? deriveWsUrl(rpcUrl);
+  const programId = read('VAULT_PROGRAM_ID') ?? DEFAULT_PROGRAM_ID;
+  if (!isAddress(programId)) problems.push('VAULT_PROGRAM_ID must be a base58 32-byte address');
+  const publicBaseUrl = (url('PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(
+    /\/+$/,
+    '',
+  );
+  const roles = parseRoles(read('ROLES'), problems);
+  const schedule = parseSchedule(read('WEBHOOK_RETRY_SCHEDULE'), problems);
+  const backfill = parseBackfill(read('BACKFILL'), problems);
+  const smtpUrl = url('SMTP_URL', ['smtp:', 'smtps:']) ?? null;
+
+  const config: Config = {
+    port,
+    host,
+    database,
+    redisUrl,
+    cluster,
+    rpcUrl,
+    wsUrl,
+    programId,
+    publicBaseUrl,
+    roles,
+    trustProxy: bool('TRUST_PROXY', false),
+    authMaxAgeSeconds: int('AUTH_MAX_AGE_SECONDS', 300, 1, 86_400),
+    webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    webhookRetrySchedule: schedule,
+    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    smtpUrl,
+    emailFrom: read('EMAIL_FROM') ?? 'Vaultkeeper <no-reply@vaultkeeper.local>',
+    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    backfill,
+    backfillIntervalMs: int('BACKFILL_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
+    version: read('npm_package_version') ?? '0.1.0',
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}
+
+function parseDatabase(raw: string | undefined, dataDir: string, problems: string[]): DatabaseConfig {
+  if (raw === undefined) return { kind: 'pglite', dataDir };
+  if (raw === 'memory://') return { kind: 'memory' };
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      new URL(raw);
+      return { kind: 'postgres', url: raw };
+    } catch {}
+  }
+  problems.push(
+    'DATABASE_URL must be postgres://… (or postgresql://…), memory://, or unset for embedded PGlite',
+  );
+  return { kind: 'memory' };
+}
+
+function parseRoles(raw: string | undefined, problems: string[]): Role[] {
+  if (raw === undefined) return [...ROLE_NAMES];
+  const roles = raw.split(',').map((r) => r.trim());
+  const bad = roles.filter((r) => !(ROLE_NAMES as readonly string[]).includes(r));
+  if (bad.length > 0 || roles.length === 0) {
+    problems.push(
+      `ROLES must be a comma-separated subset of ${ROLE_NAMES.join(',')} (bad: ${bad.join(',')})`,
+    );
+    return [...ROLE_NAMES];
+  }
+  return [...new Set(roles as Role[])];
+}
+
+function parseSchedule(raw: string | undefined, problems: string[]): number[] {
+  if (raw === undefined) return [...DEFAULT_RETRY_SCHEDULE];
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) {
+    problems.push('WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, e.g. 5,300,1800');
+    return [...DEFAULT_RETRY_SCHEDULE];
+  }
+  return parts.map(Number);
+}
+
+function parseBackfill(raw: string | undefined, problems: string[]): BackfillConfig {
+  if (raw === undefined || raw === 'all') return { mode: 'all' };
+  if (raw === 'none') return { mode: 'none' };
+  if (/^\d+$/.test(raw) && Number(raw) > 0) return { mode: 'count', count: Number(raw) };
+  problems.push('BACKFILL must be all, none, or a positive signature count');
+  return { mode: 'all' };
+}
+
+/** Solana convention: the PubSub port is the RPC port + 1 when a port is given. */
+export function deriveWsUrl(rpcUrl: string): string {
+  const url = new URL(rpcUrl);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  if (url.port !== '') url.port = String(Number(url.port) + 1);
+  return url.toString().replace(/\/$/, '');
+}

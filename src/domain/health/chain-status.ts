@@ -1,0 +1,21 @@
+/** What health reports about the chain feed. */
+export interface ChainHealth {
+  status: 'connected' | 'connecting' | 'disconnected';
+  cluster: string;
+  lastSlot: number | null;
+  lastEventAt: string | null;
+  lagSeconds: number | null;
+}
+
+/** Where health reads the chain feed's state from (the ingestor, or the database in API-only processes). */
+export interface ChainStatusSource {
+  get(): Promise<ChainHealth>;
+}
+
+export function createDisconnectedChainStatus(cluster: string): ChainStatusSource {
+  return {
+    async get() {
+      return { status: 'disconnected', cluster, lastSlot: null, lastEventAt: null, lagSeconds: null };
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { Cache } from '../../cache/cache.js';
+import type { Clock } from '../../lib/clock.js';
+import type { RollingWindow } from '../../lib/rolling-window.js';
+import type { Storage } from '../../storage/database.js';
+import type { ChainHealth, ChainStatusSource } from './chain-status.js';
+
+export interface Health {
+  status: 'healthy' | 'degraded' | 'unhealthy';
+  database: 'connected' | 'disconnected';
+  redis: 'connected' | 'disconnected' | 'in-memory';
+  uptime: number;
+  timestamp: string;
+  version: string;
+  chain: ChainHealth;
+  responseTime: { p50: number; p95: number; p99: number };
+  errorRate: number;
+}
+
+export interface HealthDeps {
+  readonly storage: Storage;
+  readonly cache: Cache;
+  readonly chainStatus: ChainStatusSource;
+  readonly requestStats: RollingWindow;
+  readonly clock: Clock;
+  readonly version: string;
+  readonly startedAt: number;
+}
+
+export function createHealthService(deps: HealthDeps) {
+  return {
+    async getHealth(): Promise<Health> {
+      const [databaseUp, cacheUp, chain] = await Promise.all([
+        deps.storage.ping(2_000),
+        deps.cache.kind === 'memory' ? Promise.resolve(true) : deps.cache.ping(),
+        deps.chainStatus.get(),
+      ]);
+      const redis = deps.cache.kind === 'memory' ? 'in-memory' : cacheUp ? 'connected' : 'disconnected';
+      const status = !databaseUp
+        ? 'unhealthy'
+        : redis === 'disconnected' || chain.status !== 'connected'
+          ? 'degraded'
+          : 'healthy';
+      const stats = deps.requestStats.snapshot();
+      const now = deps.clock.now();
+      return {
+        status,
+        database: databaseUp ? 'connected' : 'disconnected',
+        redis,
+        uptime: Math.round((now.getTime() - deps.startedAt) / 10) / 100,
+        timestamp: now.toISOString(),
+        version: deps.version,
+        chain,
+        responseTime: { p50: stats.p50, p95: stats.p95, p99: stats.p99 },
+        errorRate: Math.round(stats.errorRate * 10_000) / 10_000,
+      };
+    },
+  };
+}

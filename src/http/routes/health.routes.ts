@@ -1,0 +1,26 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppDeps } from '../../app-deps.js';
+import { createHealthService } from '../../domain/health/health.js';
+import { HealthResponse } from './health.schemas.js';
+
+export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  const health = createHealthService({ ...deps, version: deps.config.version });
+  app.get(
+    '/api/health',
+    {
+      config: { rateLimit: false },
+      schema: {
+        tags: ['health'],
+        summary: 'Service health: database, cache, chain feed, latency and error rate',
+        response: { 200: HealthResponse, 503: HealthResponse },
+      },
+    },
+    async (_request, reply) => {
+      const result = await health.getHealth();
+      return reply
+        .code(result.status === 'unhealthy' ? 503 : 200)
+        .header('cache-control', 'no-store')
+        .send(result);
+    },
+  );
+};

@@ -1,0 +1,106 @@
+// Process entry: load config, open storage, start the roles in ROLES, shut down gracefully.
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import { type AppDeps, createRpcClients } from './app-deps.js';
+import { createCache } from './cache/index.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { createDisconnectedChainStatus } from './domain/health/chain-status.js';
+import { systemClock } from './lib/clock.js';
+import { createLogger } from './lib/logger.js';
+import { createMetrics } from './lib/metrics.js';
+import { createRollingWindow } from './lib/rolling-window.js';
+import { createDatabase, type Storage } from './storage/database.js';
+
+const SHUTDOWN_LIMIT_MS = 10_000;
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel });
+  const controller = new AbortController();
+  const storage = await openStorage(config, logger, controller.signal);
+  const cache = createCache(config.redisUrl, (error) =>
+    logger.warn({ err: error.message }, 'redis unavailable'),
+  );
+  const { rpc } = createRpcClients(config);
+  const deps: AppDeps = {
+    config,
+    storage,
+    cache,
+    logger,
+    clock: systemClock,
+    metrics: createMetrics(),
+    rpc,
+    chainStatus: createDisconnectedChainStatus(config.cluster),
+    requestStats: createRollingWindow(),
+    startedAt: Date.now(),
+  };
+
+  const tasks: Promise<unknown>[] = [];
+  let app: FastifyInstance | undefined;
+  if (config.roles.includes('api')) {
+    app = await buildApp(deps);
+    await app.listen({ port: config.port, host: config.host });
+  }
+  logger.info(
+    { roles: config.roles, database: storage.kind, cache: cache.kind, cluster: config.cluster },
+    'vaultkeeper started',
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const hardStop = setTimeout(() => {
+      logger.error('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS);
+    hardStop.unref();
+    controller.abort();
+    await Promise.allSettled([app?.close(), ...tasks]);
+    await Promise.allSettled([storage.close(), cache.close()]);
+    clearTimeout(hardStop);
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** Opens the database, waiting for PostgreSQL to come up rather than failing the start. */
+async function openStorage(
+  config: Config,
+  logger: ReturnType<typeof createLogger>,
+  signal: AbortSignal,
+): Promise<Storage> {
+  let delayMs = 500;
+  for (;;) {
+    try {
+      return await createDatabase(config.database);
+    } catch (error) {
+      if (config.database.kind !== 'postgres' || signal.aborted) throw error;
+      logger.warn(
+        { err: (error as Error).message, retryInMs: delayMs },
+        'database unavailable at start; retrying',
+      );
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      delayMs = Math.min(delayMs * 2, 10_000);
+    }
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `vaultkeeper failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

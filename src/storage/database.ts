@@ -1,0 +1,140 @@
+// createDatabase(config): one Drizzle API over embedded PGlite or PostgreSQL, migrated at open.
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { type SQL, sql } from 'drizzle-orm';
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+import * as schema from './schema/index.js';
+
+export type Schema = typeof schema;
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+/** A transaction handle: what `db.transaction(async (tx) => …)` passes in. */
+export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+/** Either the database or a transaction inside it. */
+export type Queryable = Database | Tx;
+
+export interface Storage {
+  readonly kind: 'pglite' | 'postgres';
+  readonly db: Database;
+  /** The PostgreSQL pool (null on PGlite), for session-level locks that need a dedicated connection. */
+  readonly pool: pg.Pool | null;
+  /** Runs a query and returns its rows (numeric columns come back as strings: cast in SQL as needed). */
+  rows<T = Record<string, unknown>>(query: SQL): Promise<T[]>;
+  /** True when the database answers within the timeout. */
+  ping(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Advisory lock key of schema migrations, so concurrent starts migrate once. */
+const MIGRATION_LOCK_KEY = 7_267_001;
+
+// PostgreSQL returns bigint (int8) as a string by default; our int8 columns (slots, counts) fit a number.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export function migrationsFolder(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [resolve(here, 'migrations'), resolve(here, '../../src/storage/migrations')];
+  const found = candidates.find((dir) => existsSync(resolve(dir, 'meta/_journal.json')));
+  if (found === undefined) throw new Error(`No migrations found (looked in ${candidates.join(', ')})`);
+  return found;
+}
+
+export async function createDatabase(config: DatabaseConfig): Promise<Storage> {
+  return config.kind === 'postgres' ? openPostgres(config.url) : openPglite(config);
+}
+
+async function openPglite(config: Exclude<DatabaseConfig, { kind: 'postgres' }>): Promise<Storage> {
+  let dataDir: string | undefined;
+  if (config.kind === 'pglite') {
+    dataDir = resolve(config.dataDir, 'pglite');
+    mkdirSync(dataDir, { recursive: true });
+  }
+  const client = await PGlite.create(dataDir === undefined ? {} : { dataDir });
+  const db = drizzlePglite({ client, schema }) as unknown as Database;
+  await migratePglite(db as never, { migrationsFolder: migrationsFolder() });
+  let closed = false;
+  return {
+    kind: 'pglite',
+    db,
+    pool: null,
+    async rows<T>(query: SQL) {
+      const result = await db.execute(query);
+      return (result as unknown as { rows: T[] }).rows;
+    },
+    async ping() {
+      if (closed) return false;
+      try {
+        await client.query('select 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await client.close();
+    },
+  };
+}
+
+async function openPostgres(url: string): Promise<Storage> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    application_name: 'vaultkeeper',
+  });
+  // An idle client losing its server (a restart) must not crash the process.
+  pool.on('error', () => {});
+  const db = drizzleNodePg({ client: pool, schema }) as unknown as Database;
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await migrateNodePg(drizzleNodePg({ client, schema }), { migrationsFolder: migrationsFolder() });
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
+    client.release();
+  }
+  let closed = false;
+  return {
+    kind: 'postgres',
+    db,
+    pool,
+    async rows<T>(query: SQL) {
+      const result = await db.execute(query);
+      return (result as unknown as { rows: T[] }).rows;
+    },
+    async ping(timeoutMs = 2_000) {
+      if (closed) return false;
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('ping timeout')), timeoutMs);
+        });
+        await Promise.race([pool.query('select 1'), timeout]);
+        return true;
+      } catch {
+        return false;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}
+
+/** `select 1` through Drizzle, for code that holds only a Database. */
+export const PING = sql`select 1`;

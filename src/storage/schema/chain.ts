@@ -1,0 +1,61 @@
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { timestamptz } from './columns.js';
+
+/** The raw event log: every decoded program event, exactly once. Projections are derived from it. */
+export const chainEvents = pgTable(
+  'chain_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    signature: text('signature').notNull(),
+    eventIndex: integer('event_index').notNull(),
+    slot: bigint('slot', { mode: 'number' }).notNull(),
+    blockTime: timestamptz('block_time'),
+    name: text('name').notNull(),
+    /** The instruction that emitted it (Anchor's `Instruction: <Name>` log), when known. */
+    instruction: text('instruction'),
+    vaultAddress: text('vault_address'),
+    /** Decoded fields, u64 values as decimal strings; raw base64 for unknown discriminators. */
+    data: jsonb('data').notNull(),
+    transactionFailed: boolean('transaction_failed').notNull().default(false),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('chain_events_signature_index_idx').on(t.signature, t.eventIndex),
+    index('chain_events_vault_idx').on(t.vaultAddress, t.id),
+    index('chain_events_slot_idx').on(t.slot),
+  ],
+);
+
+/** Every program signature already applied (idempotence, gap detection), events or not. */
+export const chainSignatures = pgTable(
+  'chain_signatures',
+  {
+    signature: text('signature').primaryKey(),
+    slot: bigint('slot', { mode: 'number' }).notNull(),
+    blockTime: timestamptz('block_time'),
+    failed: boolean('failed').notNull().default(false),
+    eventCount: integer('event_count').notNull().default(0),
+    truncated: boolean('truncated').notNull().default(false),
+    processedAt: timestamptz('processed_at').notNull().defaultNow(),
+  },
+  (t) => [index('chain_signatures_slot_idx').on(t.slot)],
+);
+
+/** Ingestion cursors by name: the newest signature below which history is complete. */
+export const chainCursors = pgTable('chain_cursors', {
+  name: text('name').primaryKey(),
+  signature: text('signature'),
+  slot: bigint('slot', { mode: 'number' }),
+  lastEventAt: timestamptz('last_event_at'),
+  updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+});

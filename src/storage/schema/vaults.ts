@@ -1,0 +1,38 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, integer, pgTable, smallint, text, uuid } from 'drizzle-orm/pg-core';
+import { lamports, timestamptz, u64 } from './columns.js';
+
+/** A vault as the chain last told us (VaultConfig account + events), plus its off-chain display name. */
+export const vaults = pgTable(
+  'vaults',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    address: text('address').notNull().unique(),
+    authority: text('authority').notNull(),
+    agentSigner: text('agent_signer').notNull().default(''),
+    depositAddress: text('deposit_address').notNull(),
+    dailyLimit: lamports('daily_limit').notNull(),
+    spentToday: lamports('spent_today').notNull().default(sql`0`),
+    lastReset: timestamptz('last_reset'),
+    name: text('name').notNull().default(''),
+    /** Set when the owner renamed the vault through the API: account reads keep it. */
+    nameOverridden: boolean('name_overridden').notNull().default(false),
+    tier: smallint('tier').notNull().default(0),
+    feeBasisPoints: integer('fee_basis_points').notNull().default(0),
+    paused: boolean('paused').notNull().default(false),
+    whitelist: text('whitelist').array().notNull().default(sql`'{}'::text[]`),
+    whitelistCount: integer('whitelist_count').notNull().default(0),
+    vaultNonce: u64('vault_nonce'),
+    overrideNonce: u64('override_nonce'),
+    createdSlot: bigint('created_slot', { mode: 'number' }),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('vaults_authority_created_idx').on(t.authority, t.createdAt.desc(), t.id),
+    index('vaults_created_idx').on(t.createdAt.desc(), t.id),
+  ],
+);
+
+export type VaultRow = typeof vaults.$inferSelect;
+export type NewVaultRow = typeof vaults.$inferInsert;

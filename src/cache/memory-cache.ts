@@ -12,6 +12,7 @@ export function createMemoryCache(options: { maxEntries?: number; now?: () => nu
   const entries = new LRUCache<string, Entry>({
     max: options.maxEntries ?? 50_000,
     ttlAutopurge: false,
+    ttlResolution: 0,
     allowStale: false,
     ...(options.now ? { perf: { now: options.now } } : {}),
     dispose: (entry, key) => {

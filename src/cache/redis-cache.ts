@@ -36,6 +36,8 @@ export function createRedisCache(
     }
   });
   const safe = async <T>(fallback: T, run: () => Promise<T>): Promise<T> => {
+    // Not connected: answer at once instead of waiting on a dead socket.
+    if (client.status !== 'ready') return fallback;
     try {
       return await run();
     } catch {
@@ -77,11 +79,13 @@ export function createRedisCache(
         }
       }),
     setIfAbsent: async (key, ttlSeconds) => {
+      if (client.status !== 'ready') throw new Error('redis is not connected');
       // Unlike reads, a single-use check must not silently pass while Redis is down: callers decide.
       const result = await client.set(PREFIX + key, '1', 'EX', Math.max(1, Math.ceil(ttlSeconds)), 'NX');
       return result === 'OK';
     },
     increment: async (key, ttlSeconds) => {
+      if (client.status !== 'ready') throw new Error('redis is not connected');
       const [[, count]] = (await client
         .multi()
         .incr(PREFIX + key)
@@ -90,11 +94,7 @@ export function createRedisCache(
       return count;
     },
     purgeExpired: async () => 0,
-    ping: () =>
-      safe(false, async () => {
-        if (client.status !== 'ready') return false;
-        return (await client.ping()) === 'PONG';
-      }),
+    ping: () => safe(false, async () => (await client.ping()) === 'PONG'),
     close: async () => {
       client.disconnect();
     },

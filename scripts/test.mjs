@@ -1,0 +1,43 @@
+// npm test: every *.test.ts under src/ and test/ through node's test runner (Node 20 has no --test globs).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const find = (dir) =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : find(path);
+    return entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+
+const filters = process.argv.slice(2);
+const files = ['src', 'test']
+  .flatMap(find)
+  .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
+  .sort();
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+const tap = join(mkdtempSync(join(tmpdir(), 'vk-test-')), 'report.tap');
+const result = spawnSync(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=tap',
+    `--test-reporter-destination=${tap}`,
+    ...files,
+  ],
+  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+);
+// One plain closing line that any CI reader understands.
+const report = readFileSync(tap, 'utf8');
+const count = (name) => Number(report.match(new RegExp(`^# ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
+console.log(`\ntests: ${count('pass')} passed, ${count('fail') + count('cancelled')} failed, ${count('skipped')} skipped`);
+process.exit(result.status ?? 1);

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { waitFor } from '../../test/support/wait.js';
+import type { Cache } from './cache.js';
+import { createMemoryCache } from './memory-cache.js';
+import { createRedisCache } from './redis-cache.js';
+
+const implementations: [string, () => Cache][] = [['memory', () => createMemoryCache()]];
+if (process.env.REDIS_URL) {
+  const url = process.env.REDIS_URL;
+  implementations.push([
+    'redis',
+    () => createRedisCache(url, { prefix: `vk-test-${randomBytes(4).toString('hex')}:` }),
+  ]);
+}
+
+for (const [name, create] of implementations) {
+  describe(`${name} cache contract`, () => {
+    const cache = create();
+    before(() => waitFor(() => cache.ping(), { message: `${name} cache connected` }));
+    after(() => cache.close());
+
+    test('returns what was stored, as JSON, and misses unknown keys', async () => {
+      await cache.set('a', { n: 1, s: 'x', list: [1, 2] }, 60);
+      assert.deepEqual(await cache.get('a'), { n: 1, s: 'x', list: [1, 2] });
+      assert.equal(await cache.get('never-set'), undefined);
+    });
+
+    test('delete removes keys', async () => {
+      await cache.set('d1', 1, 60);
+      await cache.set('d2', 2, 60);
+      await cache.delete('d1', 'd2');
+      assert.equal(await cache.get('d1'), undefined);
+      assert.equal(await cache.get('d2'), undefined);
+    });
+
+    test('deleteByTag evicts every key stored with the tag and nothing else', async () => {
+      await cache.set('t1', 1, 60, ['vault:A']);
+      await cache.set('t2', 2, 60, ['vault:A', 'cross']);
+      await cache.set('t3', 3, 60, ['vault:B']);
+      await cache.deleteByTag('vault:A');
+      assert.equal(await cache.get('t1'), undefined);
+      assert.equal(await cache.get('t2'), undefined);
+      assert.equal(await cache.get('t3'), 3);
+    });
+
+    test('setIfAbsent succeeds once per key', async () => {
+      assert.equal(await cache.setIfAbsent('once', 60), true);
+      assert.equal(await cache.setIfAbsent('once', 60), false);
+      assert.equal(await cache.setIfAbsent('other', 60), true);
+    });
+
+    test('increment counts from one', async () => {
+      assert.equal(await cache.increment('counter', 60), 1);
+      assert.equal(await cache.increment('counter', 60), 2);
+      assert.equal(await cache.increment('counter', 60), 3);
+    });
+
+    test('ping answers true while the backend is up', async () => {
+      assert.equal(await cache.ping(), true);
+    });
+  });
+}
+
+describe('memory cache expiry', () => {
+  test('entries expire after their TTL', async () => {
+    let now = 1_000_000;
+    const cache = createMemoryCache({ now: () => now });
+    await cache.set('k', 'v', 30);
+    now += 29_000;
+    assert.equal(await cache.get('k'), 'v');
+    now += 2_000;
+    assert.equal(await cache.get('k'), undefined);
+  });
+});
+
+describe('redis cache during an outage', () => {
+  test('reads miss and writes are no-ops instead of errors', async () => {
+    // Port 1 on loopback: nothing listens, every command fails fast.
+    const cache = createRedisCache('redis://127.0.0.1:1');
+    try {
+      assert.equal(await cache.get('k'), undefined);
+      await cache.set('k', 1, 60, ['tag']);
+      await cache.delete('k');
+      await cache.deleteByTag('tag');
+      assert.equal(await cache.ping(), false);
+      await assert.rejects(cache.setIfAbsent('once', 60));
+    } finally {
+      await cache.close();
+    }
+  });
+});

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, DEFAULT_PROGRAM_ID, deriveWsUrl, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  test('applies every documented default when the environment is empty', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, '0.0.0.0');
+    assert.deepEqual(config.database, { kind: 'pglite', dataDir: './data' });
+    assert.equal(config.redisUrl, null);
+    assert.equal(config.cluster, 'devnet');
+    assert.equal(config.rpcUrl, 'https://api.devnet.solana.com');
+    assert.equal(config.wsUrl, 'wss://api.devnet.solana.com');
+    assert.equal(config.programId, DEFAULT_PROGRAM_ID);
+    assert.equal(config.publicBaseUrl, 'http://localhost:3000');
+    assert.deepEqual(config.roles, ['api', 'ingestor', 'worker']);
+    assert.equal(config.trustProxy, false);
+    assert.equal(config.authMaxAgeSeconds, 300);
+    assert.equal(config.webhookAllowPrivateUrls, false);
+    assert.deepEqual(config.webhookRetrySchedule, [5, 300, 1800, 7200, 18000, 36000, 36000]);
+    assert.equal(config.webhookTimeoutMs, 10_000);
+    assert.equal(config.smtpUrl, null);
+    assert.equal(config.logLevel, 'info');
+    assert.deepEqual(config.backfill, { mode: 'all' });
+    assert.ok(Object.isFrozen(config));
+  });
+
+  test('reads each variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgres://user:pw@db:5432/vk',
+      REDIS_URL: 'redis://cache:6379',
+      SOLANA_CLUSTER: 'mainnet-beta',
+      SOLANA_RPC_URL: 'https://rpc.example.com',
+      VAULT_PROGRAM_ID: '11111111111111111111111111111111',
+      PUBLIC_BASE_URL: 'https://vk.example.com/',
+      ROLES: 'api,worker',
+      TRUST_PROXY: 'true',
+      AUTH_MAX_AGE_SECONDS: '120',
+      WEBHOOK_ALLOW_PRIVATE_URLS: '1',
+      WEBHOOK_RETRY_SCHEDULE: '1,2.5,10',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      SMTP_URL: 'smtp://mail:25',
+      EMAIL_FROM: 'alerts@example.com',
+      LOG_LEVEL: 'debug',
+      BACKFILL: '500',
+    });
+    assert.equal(config.port, 8080);
+    assert.deepEqual(config.database, { kind: 'postgres', url: 'postgres://user:pw@db:5432/vk' });
+    assert.equal(config.redisUrl, 'redis://cache:6379');
+    assert.equal(config.wsUrl, 'wss://rpc.example.com');
+    assert.equal(config.publicBaseUrl, 'https://vk.example.com');
+    assert.deepEqual(config.roles, ['api', 'worker']);
+    assert.equal(config.trustProxy, true);
+    assert.deepEqual(config.webhookRetrySchedule, [1, 2.5, 10]);
+    assert.deepEqual(config.backfill, { mode: 'count', count: 500 });
+    assert.equal(config.smtpUrl, 'smtp://mail:25');
+  });
+
+  test('memory:// selects in-memory PGlite and DATA_DIR moves the embedded files', () => {
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'memory://' }).database, { kind: 'memory' });
+    assert.deepEqual(loadConfig({ DATA_DIR: '/var/lib/vk' }).database, {
+      kind: 'pglite',
+      dataDir: '/var/lib/vk',
+    });
+  });
+
+  test('lists every bad variable in one error', () => {
+    const bad = {
+      PORT: 'eighty',
+      DATABASE_URL: 'mysql://x',
+      REDIS_URL: 'http://nope',
+      SOLANA_CLUSTER: 'moonnet',
+      VAULT_PROGRAM_ID: 'not-an-address',
+      ROLES: 'api,cook',
+      TRUST_PROXY: 'maybe',
+      WEBHOOK_RETRY_SCHEDULE: '5,soon',
+      WEBHOOK_TIMEOUT_MS: '-1',
+      LOG_LEVEL: 'loud',
+      BACKFILL: 'some',
+      SMTP_URL: 'ftp://mail',
+    };
+    assert.throws(
+      () => loadConfig(bad),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        for (const name of Object.keys(bad)) {
+          assert.ok(
+            error.problems.some((p) => p.startsWith(name)),
+            `${name} missing from ${error.message}`,
+          );
+        }
+        assert.equal(error.problems.length, Object.keys(bad).length);
+        return true;
+      },
+    );
+  });
+
+  test('derives the WebSocket URL from the RPC URL, port + 1 when a port is given', () => {
+    assert.equal(deriveWsUrl('http://127.0.0.1:8899'), 'ws://127.0.0.1:8900');
+    assert.equal(deriveWsUrl('https://api.devnet.solana.com'), 'wss://api.devnet.solana.com');
+  });
+});

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { startService } from '../support/service-process.js';
+
+describe('the service process', () => {
+  test('refuses to start on bad configuration and names every bad variable', async () => {
+    const service = await startService(
+      { PORT: 'abc', SOLANA_CLUSTER: 'moonnet', ROLES: 'api,chef', DATABASE_URL: 'memory://' },
+      { waitForListen: false },
+    );
+    const { code } = await service.exited;
+    assert.equal(code, 1);
+    const text = service.output.join('\n');
+    assert.match(text, /Invalid configuration/);
+    assert.match(text, /PORT/);
+    assert.match(text, /SOLANA_CLUSTER/);
+    assert.match(text, /ROLES/);
+  });
+
+  test('serves health, then stops gracefully on SIGTERM within 10 s', async () => {
+    const service = await startService({ DATABASE_URL: 'memory://', ROLES: 'api' });
+    const res = await fetch(`${service.baseUrl}/api/health`);
+    const body = (await res.json()) as { database: string; redis: string };
+    assert.equal(body.database, 'connected');
+    assert.equal(body.redis, 'in-memory');
+    const started = Date.now();
+    const { code } = await service.stop('SIGTERM');
+    assert.equal(code, 0);
+    assert.ok(Date.now() - started < 10_000);
+    assert.ok(service.output.some((line) => line.includes('"msg":"stopped"')));
+  });
+
+  test('SIGINT stops it too', async () => {
+    const service = await startService({ DATABASE_URL: 'memory://', ROLES: 'api' });
+    const { code } = await service.stop('SIGINT');
+    assert.equal(code, 0);
+  });
+});

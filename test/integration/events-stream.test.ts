@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { chainEvents } from '../../src/storage/schema/index.js';
+import { createTestApp } from '../support/app.js';
+import { createTestStorage, type TestStorage } from '../support/database.js';
+import { waitFor } from '../support/wait.js';
+import { createTestWallet } from '../support/wallet.js';
+
+const VAULT_A = createTestWallet().address;
+const VAULT_B = createTestWallet().address;
+
+let db: TestStorage;
+let app: FastifyInstance;
+let baseUrl: string;
+let slot = 100;
+
+before(async () => {
+  db = await createTestStorage();
+  ({ app } = await createTestApp({ storage: db.storage }));
+  baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+});
+after(async () => {
+  await app.close();
+  await db.close();
+});
+
+async function ingest(vault: string, name = 'VaultPaused'): Promise<number> {
+  slot += 1;
+  const [row] = await db.storage.db
+    .insert(chainEvents)
+    .values({
+      signature: `sig${slot}`,
+      eventIndex: 0,
+      slot,
+      blockTime: new Date(),
+      name,
+      vaultAddress: vault,
+      data: { vault },
+    })
+    .returning({ id: chainEvents.id });
+  return row!.id;
+}
+
+/** Reads an SSE response, collecting `id:` + `data:` frames. */
+function openStream(path: string, headers: Record<string, string> = {}) {
+  const controller = new AbortController();
+  const frames: { id: number; data: { name: string; vault: string; id: number } }[] = [];
+  const ready = fetch(`${baseUrl}${path}`, { headers, signal: controller.signal }).then(async (res) => {
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    void (async () => {
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          buffer += decoder.decode(value, { stream: true });
+          let cut = buffer.indexOf('\n\n');
+          while (cut >= 0) {
+            const block = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            const id = /^id: (\d+)$/m.exec(block)?.[1];
+            const data = /^data: (.*)$/m.exec(block)?.[1];
+            if (id && data) frames.push({ id: Number(id), data: JSON.parse(data) });
+            cut = buffer.indexOf('\n\n');
+          }
+        }
+      } catch {
+        // aborted
+      }
+    })();
+  });
+  return { frames, ready, close: () => controller.abort() };
+}
+
+describe('GET /api/events/stream', () => {
+  test('streams events as they are ingested, with id lines', async () => {
+    const stream = openStream('/api/events/stream');
+    await stream.ready;
+    const first = await ingest(VAULT_A, 'VaultPaused');
+    const second = await ingest(VAULT_B, 'VaultResumed');
+    await waitFor(() => stream.frames.length >= 2, { message: 'two frames' });
+    assert.deepEqual(
+      stream.frames.map((f) => [f.id, f.data.name, f.data.vault]),
+      [
+        [first, 'VaultPaused', VAULT_A],
+        [second, 'VaultResumed', VAULT_B],
+      ],
+    );
+    stream.close();
+  });
+
+  test('filters by vault', async () => {
+    const stream = openStream(`/api/events/stream?vault=${VAULT_B}`);
+    await stream.ready;
+    await ingest(VAULT_A);
+    const wanted = await ingest(VAULT_B);
+    await ingest(VAULT_A);
+    const last = await ingest(VAULT_B, 'PolicyUpdated');
+    await waitFor(() => stream.frames.length >= 2);
+    assert.deepEqual(
+      stream.frames.map((f) => f.id),
+      [wanted, last],
+    );
+    assert.ok(stream.frames.every((f) => f.data.vault === VAULT_B));
+    stream.close();
+  });
+
+  test('resumes after Last-Event-ID without gaps or repeats', async () => {
+    const ids = [await ingest(VAULT_A), await ingest(VAULT_A), await ingest(VAULT_A)];
+    const stream = openStream('/api/events/stream', { 'last-event-id': String(ids[0]) });
+    await stream.ready;
+    const later = await ingest(VAULT_A);
+    await waitFor(() => stream.frames.length >= 3);
+    assert.deepEqual(
+      stream.frames.map((f) => f.id),
+      [ids[1], ids[2], later],
+    );
+    stream.close();
+  });
+
+  test('rejects a malformed vault filter', async () => {
+    const res = await app.inject({ method: 'GET', url: '/api/events/stream?vault=not-an-address' });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().code, 'VALIDATION_ERROR');
+  });
+});

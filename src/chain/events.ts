@@ -1,0 +1,204 @@
+import {
+  type Codec,
+  getI64Codec,
+  getStructCodec,
+  getU8Codec,
+  getU64Codec,
+  type ReadonlyUint8Array,
+} from '@solana/codecs';
+import { type Address, getAddressCodec } from '@solana/kit';
+import { getOptionalU64Codec, getStrictBooleanCodec, getU8EnumCodec } from './codecs.js';
+import {
+  BLOCK_REASONS,
+  type BlockReason,
+  EVENT_DISCRIMINATORS,
+  EVENT_NAMES,
+  type EventName,
+  toHex,
+  VAULT_TIERS,
+  type VaultTier,
+} from './program.js';
+
+/** Decoded data of each vault program event; u64/i64 as bigint, enums as API strings. */
+export type EventDataMap = {
+  VaultCreated: { vault: Address; authority: Address; tier: VaultTier; dailyLimit: bigint };
+  VaultInitialized: { vault: Address; authority: Address; dailyLimit: bigint; timestamp: bigint };
+  TransactionExecuted: {
+    vault: Address;
+    amount: bigint;
+    destination: Address;
+    feeCollected: bigint;
+    newBalance: bigint;
+    spentToday: bigint;
+  };
+  TransactionBlocked: {
+    vault: Address;
+    reason: BlockReason;
+    amount: bigint;
+    destination: Address;
+    overrideNonce: bigint | null;
+  };
+  OverrideCreated: { vault: Address; nonce: bigint; amount: bigint; destination: Address; expiresAt: bigint };
+  OverrideApproved: { vault: Address; nonce: bigint; timestamp: bigint };
+  PolicyUpdated: { vault: Address; dailyLimit: bigint; whitelistSize: number };
+  VaultPaused: { vault: Address };
+  VaultResumed: { vault: Address };
+  AgentSignerUpdated: { vault: Address; oldSigner: Address; newSigner: Address; timestamp: bigint };
+  WhitelistUpdated: { vault: Address; address: Address; added: boolean; timestamp: bigint };
+  FeeTreasuryInitialized: { treasury: Address; authority: Address; timestamp: bigint };
+  FeesWithdrawn: {
+    treasury: Address;
+    amount: bigint;
+    recipient: Address;
+    remainingBalance: bigint;
+    timestamp: bigint;
+  };
+};
+
+export type KnownProgramEvent = { [K in EventName]: { name: K; data: EventDataMap[K] } }[EventName];
+/** An event the module could not decode: unknown discriminator, or `error` says why a known one failed. */
+export type UnknownProgramEvent = { name: 'Unknown'; discriminator: string; raw: string; error?: string };
+export type ProgramEvent = KnownProgramEvent | UnknownProgramEvent;
+
+const pubkey = getAddressCodec();
+const u64 = getU64Codec();
+const i64 = getI64Codec();
+
+const EVENT_CODECS: { readonly [K in EventName]: Codec<EventDataMap[K]> } = {
+  VaultCreated: getStructCodec([
+    ['vault', pubkey],
+    ['authority', pubkey],
+    ['tier', getU8EnumCodec(VAULT_TIERS, 'VaultTier')],
+    ['dailyLimit', u64],
+  ]),
+  VaultInitialized: getStructCodec([
+    ['vault', pubkey],
+    ['authority', pubkey],
+    ['dailyLimit', u64],
+    ['timestamp', i64],
+  ]),
+  TransactionExecuted: getStructCodec([
+    ['vault', pubkey],
+    ['amount', u64],
+    ['destination', pubkey],
+    ['feeCollected', u64],
+    ['newBalance', u64],
+    ['spentToday', u64],
+  ]),
+  TransactionBlocked: getStructCodec([
+    ['vault', pubkey],
+    ['reason', getU8EnumCodec(BLOCK_REASONS, 'BlockReason')],
+    ['amount', u64],
+    ['destination', pubkey],
+    ['overrideNonce', getOptionalU64Codec()],
+  ]),
+  OverrideCreated: getStructCodec([
+    ['vault', pubkey],
+    ['nonce', u64],
+    ['amount', u64],
+    ['destination', pubkey],
+    ['expiresAt', i64],
+  ]),
+  OverrideApproved: getStructCodec([
+    ['vault', pubkey],
+    ['nonce', u64],
+    ['timestamp', i64],
+  ]),
+  PolicyUpdated: getStructCodec([
+    ['vault', pubkey],
+    ['dailyLimit', u64],
+    ['whitelistSize', getU8Codec()],
+  ]),
+  VaultPaused: getStructCodec([['vault', pubkey]]),
+  VaultResumed: getStructCodec([['vault', pubkey]]),
+  AgentSignerUpdated: getStructCodec([
+    ['vault', pubkey],
+    ['oldSigner', pubkey],
+    ['newSigner', pubkey],
+    ['timestamp', i64],
+  ]),
+  WhitelistUpdated: getStructCodec([
+    ['vault', pubkey],
+    ['address', pubkey],
+    ['added', getStrictBooleanCodec()],
+    ['timestamp', i64],
+  ]),
+  FeeTreasuryInitialized: getStructCodec([
+    ['treasury', pubkey],
+    ['authority', pubkey],
+    ['timestamp', i64],
+  ]),
+  FeesWithdrawn: getStructCodec([
+    ['treasury', pubkey],
+    ['amount', u64],
+    ['recipient', pubkey],
+    ['remainingBalance', u64],
+    ['timestamp', i64],
+  ]),
+};
+
+const EVENT_NAME_BY_DISCRIMINATOR: ReadonlyMap<string, EventName> = new Map(
+  EVENT_NAMES.map((name) => [toHex(EVENT_DISCRIMINATORS[name]), name]),
+);
+
+function toBase64(bytes: ReadonlyUint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+/**
+ * Decodes `discriminator ‖ borsh(fields)` as emitted by Anchor `emit!`. Never throws: unknown or
+ * malformed bytes come back as `{ name: 'Unknown' }` (with `error` when the discriminator was known).
+ * Trailing bytes after the known fields are tolerated so that fields appended by a program upgrade
+ * do not hide the event.
+ */
+export function decodeEvent(bytes: ReadonlyUint8Array): ProgramEvent {
+  const discriminator = toHex(bytes.subarray(0, 8));
+  const name = bytes.length >= 8 ? EVENT_NAME_BY_DISCRIMINATOR.get(discriminator) : undefined;
+  if (name === undefined) return { name: 'Unknown', discriminator, raw: toBase64(bytes) };
+  try {
+    const data = EVENT_CODECS[name].decode(bytes, 8);
+    return { name, data } as KnownProgramEvent;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { name: 'Unknown', discriminator, raw: toBase64(bytes), error: `malformed ${name}: ${reason}` };
+  }
+}
+
+/** Inverse of decodeEvent (an Unknown event gives back its raw bytes). */
+export function encodeEvent(event: ProgramEvent): Uint8Array {
+  if (event.name === 'Unknown') return new Uint8Array(Buffer.from(event.raw, 'base64'));
+  const codec = EVENT_CODECS[event.name] as Codec<EventDataMap[typeof event.name]>;
+  const body = codec.encode(event.data);
+  const out = new Uint8Array(8 + body.length);
+  out.set(EVENT_DISCRIMINATORS[event.name], 0);
+  out.set(body, 8);
+  return out;
+}
+
+/** JSON-safe form of a value: bigints become decimal strings, byte arrays become base64. */
+export type Jsonify<T> = T extends bigint
+  ? string
+  : T extends Uint8Array
+    ? string
+    : T extends readonly (infer U)[]
+      ? Jsonify<U>[]
+      : T extends object
+        ? { [K in keyof T]: Jsonify<T[K]> }
+        : T;
+
+/** For storing decoded events as JSON: bigints → decimal strings (lossless), bytes → base64. */
+export function toJson<T>(value: T): Jsonify<T> {
+  return convert(value) as Jsonify<T>;
+}
+
+function convert(value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Uint8Array) return toBase64(value);
+  if (Array.isArray(value)) return value.map(convert);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) out[key] = convert(inner);
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,204 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Address } from '@solana/kit';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { type ProgramEvent, toJson } from '../../../src/chain/events.js';
+import { findTreasuryAddress } from '../../../src/chain/pdas.js';
+import { DEFAULT_PROGRAM_ID } from '../../../src/chain/program.js';
+import { stringifyJson } from './render.js';
+import { createRpcMethods, RpcError } from './rpc.js';
+import { createScenarios, type Scenarios } from './scenarios.js';
+import { LedgerState, type TransactionError } from './state.js';
+import { createSubscriptionHub, type SubscriptionHub } from './subscriptions.js';
+
+/** A Solana validator on 127.0.0.1 for tests: JSON-RPC over HTTP, pubsub over WebSocket, scenario controls. */
+
+export type LedgerEntry = {
+  signature: string;
+  slot: number;
+  blockTime: number;
+  err: TransactionError | null;
+  events: ProgramEvent[];
+  logs: string[];
+};
+
+export type FakeValidator = Scenarios & {
+  rpcUrl: string;
+  wsUrl: string;
+  programId: Address;
+  treasury: Address;
+  /** The ledger itself, for assertions the scenario methods do not cover. */
+  state: LedgerState;
+  /** Every transaction that mentions the vault program, oldest first. */
+  ledger(): LedgerEntry[];
+  getVault(vault: Address): ReturnType<LedgerState['getVault']>;
+  balance(address: Address): bigint;
+  /** Fix the block time (unix seconds); each transaction then adds autoAdvanceSeconds. */
+  setTime(unixSeconds: number, autoAdvanceSeconds?: number): void;
+  advanceTime(seconds: number): void;
+  /** Terminate every WebSocket connection (clients see an abnormal close). */
+  dropSockets(): void;
+  /** While on: RPC answers 503, WebSocket upgrades are refused and open sockets dropped. */
+  setOutage(on: boolean): void;
+  /** While off: transactions land but no logsNotification is sent (missed notifications). */
+  setNotificationsEnabled(on: boolean): void;
+  close(): Promise<void>;
+};
+
+const CONTROL_PREFIX = '/_control/';
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function send(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+export async function startFakeValidator(
+  options: { programId?: Address; port?: number } = {},
+): Promise<FakeValidator> {
+  const programId = options.programId ?? DEFAULT_PROGRAM_ID;
+  const [treasury] = await findTreasuryAddress(programId);
+  const state = new LedgerState(programId);
+  const scenarios = createScenarios(state, treasury);
+  const call = createRpcMethods(state, treasury, scenarios.airdrop);
+  let outage = false;
+
+  async function answer(request: unknown): Promise<unknown> {
+    const {
+      id = null,
+      method,
+      params,
+    } = (request ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
+    if (typeof method !== 'string')
+      return { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request' } };
+    try {
+      return { jsonrpc: '2.0', id, result: await call(method, params) };
+    } catch (error) {
+      const rpc =
+        error instanceof RpcError ? error : new RpcError(-32603, `Internal error: ${String(error)}`);
+      const body = {
+        code: rpc.code,
+        message: rpc.message,
+        ...(rpc.data === undefined ? {} : { data: rpc.data }),
+      };
+      return { jsonrpc: '2.0', id, error: body };
+    }
+  }
+
+  const controls: Record<string, (...args: never[]) => unknown> = {
+    ...scenarios,
+    ledger: () => ledger(),
+    setTime: (t: number, step?: number) => state.setTime(t, step),
+    advanceTime: (s: number) => state.advanceTime(s),
+    dropSockets: () => hub.dropAll(),
+    setOutage: (on: boolean) => setOutage(on),
+    setNotificationsEnabled: (on: boolean) => hub.setEnabled(on),
+    getVault: (vault: Address) => state.getVault(vault) ?? null,
+    balance: (address: Address) => state.balance(address),
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? '/';
+    if (url.startsWith(CONTROL_PREFIX)) {
+      const control = controls[url.slice(CONTROL_PREFIX.length)];
+      if (control === undefined || req.method !== 'POST')
+        return send(res, 404, '{"error":"unknown control"}');
+      try {
+        const text = await readBody(req);
+        const parsed: unknown = text.trim() === '' ? [] : JSON.parse(text);
+        const args = (Array.isArray(parsed) ? parsed : [parsed]) as never[];
+        return send(res, 200, JSON.stringify({ result: toJson((await control(...args)) ?? null) }));
+      } catch (error) {
+        return send(
+          res,
+          400,
+          JSON.stringify({ error: error instanceof Error ? error.message : String(error) }),
+        );
+      }
+    }
+    if (outage) return send(res, 503, '{"error":"service unavailable"}');
+    if (req.method === 'GET' && url === '/health') return send(res, 200, '"ok"');
+    if (req.method !== 'POST') return send(res, 405, '{"error":"method not allowed"}');
+    let request: unknown;
+    try {
+      request = JSON.parse(await readBody(req));
+    } catch {
+      return send(
+        res,
+        200,
+        stringifyJson({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }),
+      );
+    }
+    const result = Array.isArray(request) ? await Promise.all(request.map(answer)) : await answer(request);
+    send(res, 200, stringifyJson(result));
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => send(res, 500, JSON.stringify({ error: String(error) })));
+  });
+  const wss = new WebSocketServer({ noServer: true });
+  const hub: SubscriptionHub = createSubscriptionHub(state);
+  server.on('upgrade', (req, socket, head) => {
+    if (outage) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => hub.attach(ws));
+  });
+
+  function setOutage(on: boolean): void {
+    outage = on;
+    if (on) hub.dropAll();
+  }
+
+  function ledger(): LedgerEntry[] {
+    return state.transactions
+      .filter((r) => r.mentionsProgram)
+      .map(({ signature, slot, blockTime, err, events, logs }) => ({
+        signature,
+        slot,
+        blockTime,
+        err,
+        events,
+        logs,
+      }));
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    ...scenarios,
+    rpcUrl: `http://127.0.0.1:${port}`,
+    wsUrl: `ws://127.0.0.1:${port}`,
+    programId,
+    treasury,
+    state,
+    ledger,
+    getVault: (vault) => state.getVault(vault),
+    balance: (address) => state.balance(address),
+    setTime: (t, step) => state.setTime(t, step),
+    advanceTime: (s) => state.advanceTime(s),
+    dropSockets: () => hub.dropAll(),
+    setOutage,
+    setNotificationsEnabled: (on) => hub.setEnabled(on),
+    async close() {
+      hub.dropAll();
+      hub.stop();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,331 @@
+import { randomBytes } from 'node:crypto';
+import type { Address, Instruction } from '@solana/kit';
+import { encodeEvent, type ProgramEvent } from '../../../src/chain/events.js';
+import {
+  buildAddToWhitelistInstruction,
+  buildApproveOverrideInstruction,
+  buildCreateOverrideInstruction,
+  buildExecuteApprovedOverrideInstruction,
+  buildInitializeVaultInstruction,
+  buildPauseVaultInstruction,
+  buildRemoveFromWhitelistInstruction,
+  buildResumeVaultInstruction,
+  buildUpdateAgentSignerInstruction,
+  buildUpdateDailyLimitInstruction,
+  createVaultInstruction,
+} from '../../../src/chain/instructions.js';
+import { findPendingOverrideAddress } from '../../../src/chain/pdas.js';
+import { type BlockReason, SYSTEM_PROGRAM_ADDRESS, type VaultTier } from '../../../src/chain/program.js';
+import { executeTransaction, type TransactionInput } from './executor.js';
+import {
+  type LedgerState,
+  randomBase58,
+  type TransactionError,
+  type TxInstruction,
+  toTxInstruction,
+  type VaultEntry,
+} from './state.js';
+
+/** Scenario methods: drive the fake chain the way real users, agents and attackers would. */
+
+/** Lamports from a test or from JSON (numbers and decimal strings are accepted). */
+export type Lamports = bigint | number | string;
+export type ScenarioResult = {
+  signature: string;
+  slot: number;
+  err: TransactionError | null;
+  events: ProgramEvent[];
+};
+export type CreateVaultInput = {
+  authority?: Address;
+  agentSigner?: Address;
+  dailyLimit: Lamports;
+  name?: string;
+  tier?: VaultTier;
+  nonce?: Lamports;
+  feeBasisPoints?: number;
+};
+
+export const randomAddress = (): Address => randomBase58(32) as Address;
+const randomU64 = (): bigint => randomBytes(8).readBigUInt64LE();
+const FAUCET = 'Faucet1111111111111111111111111111111111111' as Address;
+
+function systemTransfer(from: Address, to: Address, lamports: bigint): TxInstruction {
+  const data = Buffer.alloc(12);
+  data.writeUInt32LE(2, 0);
+  data.writeBigUInt64LE(lamports, 4);
+  return {
+    programAddress: SYSTEM_PROGRAM_ADDRESS,
+    accounts: [
+      { address: from, isSigner: true, isWritable: true },
+      { address: to, isSigner: false, isWritable: true },
+    ],
+    data: new Uint8Array(data),
+  };
+}
+
+export function createScenarios(state: LedgerState, treasury: Address) {
+  const programId = state.programId;
+
+  async function run(input: TransactionInput, expectSuccess: boolean): Promise<ScenarioResult> {
+    const { record, err } = await executeTransaction(state, treasury, input);
+    if (expectSuccess && err !== null) {
+      throw new Error(`fake validator: transaction failed ${JSON.stringify(err)}\n${record.logs.join('\n')}`);
+    }
+    return { signature: record.signature, slot: record.slot, err, events: record.events };
+  }
+
+  function vaultOf(vault: Address): VaultEntry {
+    const entry = state.getVault(vault);
+    if (entry === undefined) throw new Error(`fake validator: unknown vault ${vault}`);
+    return entry;
+  }
+
+  const owner = (vault: Address) => {
+    const { config } = vaultOf(vault);
+    return { programId, vault, authority: config.authority, vaultNonce: config.vaultNonce };
+  };
+
+  function agentTransfer(vault: Address, destination: Address, amount: bigint): TxInstruction {
+    const entry = vaultOf(vault);
+    return toTxInstruction(
+      createVaultInstruction(
+        programId,
+        'execute_agent',
+        {
+          vault,
+          agent_signer: entry.config.agentSigner,
+          vault_authority: entry.depositAddress,
+          destination,
+          fee_treasury: treasury,
+        },
+        { vaultNonce: entry.config.vaultNonce, amount },
+      ),
+    );
+  }
+
+  async function ownerTx(vault: Address, ix: Promise<Instruction>): Promise<ScenarioResult> {
+    return run(
+      { feePayer: vaultOf(vault).config.authority, instructions: [toTxInstruction(await ix)] },
+      true,
+    );
+  }
+
+  async function airdrop(address: Address, lamports: Lamports): Promise<ScenarioResult> {
+    const amount = BigInt(lamports);
+    state.credit(FAUCET, amount + 5000n);
+    return run({ feePayer: FAUCET, instructions: [systemTransfer(FAUCET, address, amount)] }, true);
+  }
+
+  async function execute(
+    vault: Address,
+    opts: { destination?: Address; amount: Lamports; enforcePolicy?: boolean },
+  ): Promise<ScenarioResult> {
+    const ix = agentTransfer(vault, opts.destination ?? randomAddress(), BigInt(opts.amount));
+    const force = { skipPolicy: opts.enforcePolicy !== true };
+    return run(
+      { feePayer: vaultOf(vault).config.agentSigner, instructions: [ix], force },
+      opts.enforcePolicy !== true,
+    );
+  }
+
+  async function block(
+    vault: Address,
+    opts: { destination?: Address; amount: Lamports; reason: BlockReason; withOverride?: boolean },
+  ): Promise<ScenarioResult & { overrideNonce: bigint | null }> {
+    const withOverride = opts.withOverride ?? opts.reason !== 'insufficient_funds';
+    const overrideNonce = withOverride ? vaultOf(vault).config.overrideNonce : null;
+    const ix = agentTransfer(vault, opts.destination ?? randomAddress(), BigInt(opts.amount));
+    const force = { block: { reason: opts.reason, withOverride } };
+    const result = await run(
+      { feePayer: vaultOf(vault).config.agentSigner, instructions: [ix], force },
+      false,
+    );
+    return { ...result, overrideNonce };
+  }
+
+  async function createVault(input: CreateVaultInput) {
+    const authority = input.authority ?? randomAddress();
+    const agentSigner = input.agentSigner ?? randomAddress();
+    const nonce = input.nonce === undefined ? randomU64() : BigInt(input.nonce);
+    const ix = await buildInitializeVaultInstruction({
+      programId,
+      authority,
+      nonce,
+      agentSigner,
+      dailyLimit: BigInt(input.dailyLimit),
+      name: input.name ?? 'Test vault',
+    });
+    const force = { tier: input.tier, feeBasisPoints: input.feeBasisPoints };
+    const result = await run({ feePayer: authority, instructions: [toTxInstruction(ix)], force }, true);
+    const vault = ix.accounts[0]?.address as Address;
+    return { ...result, vault, depositAddress: vaultOf(vault).depositAddress, authority, agentSigner, nonce };
+  }
+
+  /** A plain system transfer into the vault's deposit address (not a vault program transaction). */
+  async function deposit(vault: Address, lamports: Lamports): Promise<ScenarioResult & { balance: bigint }> {
+    const { depositAddress } = vaultOf(vault);
+    const result = await airdrop(depositAddress, lamports);
+    return { ...result, balance: state.balance(depositAddress) };
+  }
+
+  return {
+    airdrop,
+    execute,
+    block,
+    createVault,
+    deposit,
+
+    async createOverride(
+      vault: Address,
+      opts: { destination: Address; amount: Lamports; reason?: BlockReason; nonce?: Lamports },
+    ): Promise<ScenarioResult & { nonce: bigint; pendingOverride: Address }> {
+      const nonce = opts.nonce === undefined ? vaultOf(vault).config.overrideNonce : BigInt(opts.nonce);
+      const ix = await buildCreateOverrideInstruction({
+        ...owner(vault),
+        overrideNonce: nonce,
+        destination: opts.destination,
+        amount: BigInt(opts.amount),
+        reason: opts.reason ?? 'exceeded_daily_limit',
+      });
+      const result = await ownerTx(vault, Promise.resolve(ix));
+      return { ...result, nonce, pendingOverride: ix.accounts[2]?.address as Address };
+    },
+
+    approveOverride: (vault: Address, nonce: Lamports) =>
+      ownerTx(vault, buildApproveOverrideInstruction({ ...owner(vault), overrideNonce: BigInt(nonce) })),
+
+    async executeApprovedOverride(vault: Address, nonce: Lamports): Promise<ScenarioResult> {
+      const [pda] = await findPendingOverrideAddress(programId, vault, BigInt(nonce));
+      const pending = state.getOverride(pda);
+      if (pending === undefined) throw new Error(`fake validator: no override ${String(nonce)} for ${vault}`);
+      const destination = pending.value.destination;
+      return ownerTx(
+        vault,
+        buildExecuteApprovedOverrideInstruction({
+          ...owner(vault),
+          overrideNonce: BigInt(nonce),
+          destination,
+        }),
+      );
+    },
+
+    pause: (vault: Address) => ownerTx(vault, buildPauseVaultInstruction(owner(vault))),
+    resume: (vault: Address) => ownerTx(vault, buildResumeVaultInstruction(owner(vault))),
+    updateDailyLimit: (vault: Address, limit: Lamports) =>
+      ownerTx(vault, buildUpdateDailyLimitInstruction({ ...owner(vault), newDailyLimit: BigInt(limit) })),
+    addToWhitelist: (vault: Address, address: Address) =>
+      ownerTx(vault, buildAddToWhitelistInstruction({ ...owner(vault), address })),
+    removeFromWhitelist: (vault: Address, address: Address) =>
+      ownerTx(vault, buildRemoveFromWhitelistInstruction({ ...owner(vault), address })),
+    updateAgentSigner: (vault: Address, newAgentSigner: Address) =>
+      ownerTx(vault, buildUpdateAgentSignerInstruction({ ...owner(vault), newAgentSigner })),
+
+    /** Another program prints a `Program data:` look-alike of a vault event in a tx that mentions the vault program. */
+    async forgedEvent(input: ProgramEvent | { vault: Address; amount?: Lamports }): Promise<ScenarioResult> {
+      const event: ProgramEvent =
+        'name' in input
+          ? input
+          : {
+              name: 'TransactionExecuted',
+              data: {
+                vault: input.vault,
+                amount: BigInt(input.amount ?? 10n ** 12n),
+                destination: randomAddress(),
+                feeCollected: 0n,
+                newBalance: 0n,
+                spentToday: 0n,
+              },
+            };
+      const attacker = randomAddress();
+      const ix = {
+        programAddress: attacker,
+        accounts: [{ address: programId, isSigner: false, isWritable: false }],
+        data: new Uint8Array([1]),
+      };
+      const line = `Program data: ${Buffer.from(encodeEvent(event)).toString('base64')}`;
+      const scriptedLogs = new Map([[0, ['Program log: Instruction: Forge', line]]]);
+      return run({ feePayer: randomAddress(), instructions: [ix], scriptedLogs }, true);
+    },
+
+    /** The vault program emits an event with a discriminator this service does not know. */
+    async unknownEvent(bytes?: Uint8Array): Promise<ScenarioResult> {
+      const payload = bytes ?? new Uint8Array([0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 42]);
+      const ix = { programAddress: programId, accounts: [], data: new Uint8Array(payload.subarray(0, 8)) };
+      const line = `Program data: ${Buffer.from(payload).toString('base64')}`;
+      const scriptedLogs = new Map([[0, ['Program log: Instruction: Migrate', line]]]);
+      return run({ feePayer: randomAddress(), instructions: [ix], scriptedLogs }, true);
+    },
+
+    /** A failed transaction whose logs still carry a TransactionExecuted (a later instruction fails). */
+    async failedWithEvents(
+      vault: Address,
+      opts: { destination?: Address; amount: Lamports },
+    ): Promise<ScenarioResult> {
+      const transfer = agentTransfer(vault, opts.destination ?? randomAddress(), BigInt(opts.amount));
+      const invalid = await buildUpdateDailyLimitInstruction({ ...owner(vault), newDailyLimit: 0n });
+      const instructions = [transfer, toTxInstruction(invalid)];
+      const input = {
+        feePayer: vaultOf(vault).config.agentSigner,
+        instructions,
+        force: { skipPolicy: true },
+      };
+      return run(input, false);
+    },
+
+    /** One transaction with several transfers whose logs are cut after `keepEvents` events. */
+    async truncatedLogs(
+      vault: Address,
+      opts: { transfers?: number; keepEvents?: number; amount?: Lamports } = {},
+    ): Promise<ScenarioResult> {
+      const amount = BigInt(opts.amount ?? 1000);
+      const instructions = Array.from({ length: opts.transfers ?? 3 }, () =>
+        agentTransfer(vault, randomAddress(), amount),
+      );
+      const input = {
+        feePayer: vaultOf(vault).config.agentSigner,
+        instructions,
+        force: { skipPolicy: true },
+      };
+      return run({ ...input, truncateAfterEvents: opts.keepEvents ?? 1 }, true);
+    },
+
+    /** Many agent transfers quickly (every blockEvery-th blocked); funds the vault first. */
+    async burst(
+      count: number,
+      opts: {
+        vault?: Address;
+        amount?: Lamports;
+        destination?: Address;
+        blockEvery?: number;
+        perSlot?: number;
+      } = {},
+    ): Promise<{ vault: Address; signatures: string[] }> {
+      const amount = BigInt(opts.amount ?? 1000);
+      const vault =
+        opts.vault ??
+        (await createVault({ dailyLimit: amount * BigInt(count) + 1n, name: 'Burst vault' })).vault;
+      const { config } = vaultOf(vault);
+      const perTransfer = amount + (amount * BigInt(config.feeBasisPoints)) / 10_000n;
+      await deposit(vault, perTransfer * BigInt(count));
+      const destination = opts.destination ?? randomAddress();
+      const signatures: string[] = [];
+      for (let i = 0; i < count; i++) {
+        const blocked = opts.blockEvery !== undefined && (i + 1) % opts.blockEvery === 0;
+        const force = blocked
+          ? { block: { reason: 'not_whitelisted' as const, withOverride: false } }
+          : { skipPolicy: true };
+        const ix = agentTransfer(vault, destination, amount);
+        const sameSlot = i % (opts.perSlot ?? 1) !== 0;
+        const result = await run(
+          { feePayer: config.agentSigner, instructions: [ix], force, sameSlot },
+          false,
+        );
+        signatures.push(result.signature);
+      }
+      return { vault, signatures };
+    },
+  };
+}
+
+export type Scenarios = ReturnType<typeof createScenarios>;

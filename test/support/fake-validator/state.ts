@@ -1,0 +1,269 @@
+import { randomBytes } from 'node:crypto';
+import { type Address, getBase58Decoder, type Instruction, isSignerRole, isWritableRole } from '@solana/kit';
+import {
+  encodePendingOverride,
+  encodeVaultConfig,
+  type PendingOverride,
+  type VaultConfig,
+} from '../../../src/chain/accounts.js';
+import type { ProgramEvent } from '../../../src/chain/events.js';
+import { SYSTEM_PROGRAM_ADDRESS } from '../../../src/chain/program.js';
+
+/** The fake validator's ledger: balances, the vault program's accounts, transactions and their indexes. */
+
+export type TxAccount = { address: Address; isSigner: boolean; isWritable: boolean };
+export type TxInstruction = { programAddress: Address; accounts: readonly TxAccount[]; data: Uint8Array };
+/** Error in the RPC's JSON shape, e.g. `{ InstructionError: [0, { Custom: 12000 }] }`. */
+export type TransactionError = Record<string, unknown> | string;
+export type InnerInstruction = {
+  index: number;
+  programAddress: Address;
+  accounts: Address[];
+  data: Uint8Array;
+};
+
+export type TransactionRecord = {
+  seq: number;
+  signature: string;
+  signatures: string[];
+  slot: number;
+  blockTime: number;
+  err: TransactionError | null;
+  logs: string[];
+  fee: number;
+  computeUnitsConsumed: number;
+  accountKeys: Address[];
+  header: {
+    numRequiredSignatures: number;
+    numReadonlySignedAccounts: number;
+    numReadonlyUnsignedAccounts: number;
+  };
+  instructions: { programIdIndex: number; accounts: number[]; data: Uint8Array }[];
+  innerInstructions: InnerInstruction[];
+  preBalances: bigint[];
+  postBalances: bigint[];
+  recentBlockhash: string;
+  version: 'legacy' | 0;
+  /** Wire bytes as sent (sendTransaction); scenario transactions are encoded on demand. */
+  wire: Uint8Array | null;
+  /** Events the vault program emitted, in log order (for ledger()). */
+  events: ProgramEvent[];
+  mentionsProgram: boolean;
+};
+
+export type VaultEntry = { kind: 'vault'; config: VaultConfig; depositAddress: Address };
+export type OverrideEntry = { kind: 'override'; value: PendingOverride; approved: boolean };
+export type ProgramAccount = VaultEntry | OverrideEntry;
+
+export const VAULT_RENT = 6_521_520n; // rent-exempt minimum for 809 bytes
+export const OVERRIDE_RENT = 1_802_640n; // rent-exempt minimum for 131 bytes
+
+const base58 = getBase58Decoder();
+
+/** A kit Instruction (account roles) as the runtime sees it (signer / writable flags). */
+export function toTxInstruction(ix: Instruction): TxInstruction {
+  return {
+    programAddress: ix.programAddress,
+    accounts: (ix.accounts ?? []).map((meta) => ({
+      address: meta.address,
+      isSigner: isSignerRole(meta.role),
+      isWritable: isWritableRole(meta.role),
+    })),
+    data: new Uint8Array(ix.data ?? []),
+  };
+}
+
+export function randomBase58(bytes: number): string {
+  return base58.decode(randomBytes(bytes));
+}
+
+export class LedgerState {
+  readonly programId: Address;
+  readonly lamports = new Map<Address, bigint>();
+  readonly programAccounts = new Map<Address, ProgramAccount>();
+  /** Override nonces announced by TransactionBlocked but not created on-chain yet, per vault. */
+  readonly reservedOverrideNonces = new Map<Address, Set<bigint>>();
+  readonly transactions: TransactionRecord[] = [];
+  readonly bySignature = new Map<string, TransactionRecord>();
+  readonly byAddress = new Map<Address, TransactionRecord[]>();
+  readonly blockhashes = new Map<string, number>();
+  slot: number;
+  blockHeight: number;
+  private fixedTime: number | null = null;
+  private autoAdvanceSeconds = 0;
+  private latest: string;
+  private readonly listeners = new Set<(record: TransactionRecord) => void>();
+  private readonly slotListeners = new Set<(slot: number) => void>();
+
+  constructor(programId: Address, startSlot = 300_000_000) {
+    this.programId = programId;
+    this.slot = startSlot;
+    this.blockHeight = startSlot - 10_000;
+    this.latest = this.rotateBlockhash();
+  }
+
+  /** Block time for the next transaction: fixed by setTime, else the wall clock. */
+  now(): number {
+    return this.fixedTime ?? Math.floor(Date.now() / 1000);
+  }
+
+  setTime(unixSeconds: number, autoAdvanceSeconds = this.autoAdvanceSeconds): void {
+    this.fixedTime = unixSeconds;
+    this.autoAdvanceSeconds = autoAdvanceSeconds;
+  }
+
+  advanceTime(seconds: number): void {
+    this.fixedTime = this.now() + seconds;
+  }
+
+  nextBlockTime(): number {
+    const time = this.now();
+    if (this.fixedTime !== null) this.fixedTime += this.autoAdvanceSeconds;
+    return time;
+  }
+
+  advanceSlot(): number {
+    this.slot += 1;
+    this.blockHeight += 1;
+    if (this.slot % 150 === 0) this.latest = this.rotateBlockhash();
+    for (const listener of this.slotListeners) listener(this.slot);
+    return this.slot;
+  }
+
+  private rotateBlockhash(): string {
+    const hash = randomBase58(32);
+    this.blockhashes.set(hash, this.blockHeight + 150);
+    return hash;
+  }
+
+  latestBlockhash(): { blockhash: string; lastValidBlockHeight: number } {
+    return { blockhash: this.latest, lastValidBlockHeight: this.blockHeight + 150 };
+  }
+
+  isKnownBlockhash(hash: string): boolean {
+    return this.blockhashes.has(hash);
+  }
+
+  balance(address: Address): bigint {
+    return this.lamports.get(address) ?? 0n;
+  }
+
+  credit(address: Address, amount: bigint): void {
+    this.lamports.set(address, this.balance(address) + amount);
+  }
+
+  getVault(address: Address): VaultEntry | undefined {
+    const entry = this.programAccounts.get(address);
+    return entry?.kind === 'vault' ? entry : undefined;
+  }
+
+  getOverride(address: Address): OverrideEntry | undefined {
+    const entry = this.programAccounts.get(address);
+    return entry?.kind === 'override' ? entry : undefined;
+  }
+
+  /** Copies what a transaction may touch so that a failed one can be rolled back. */
+  snapshot(addresses: readonly Address[]): () => void {
+    const saved = addresses.map((address) => {
+      const entry = this.programAccounts.get(address);
+      const copy: ProgramAccount | undefined =
+        entry?.kind === 'vault'
+          ? { ...entry, config: { ...entry.config, whitelist: [...entry.config.whitelist] } }
+          : entry?.kind === 'override'
+            ? { ...entry, value: { ...entry.value } }
+            : undefined;
+      const reserved = this.reservedOverrideNonces.get(address);
+      return {
+        address,
+        lamports: this.lamports.get(address),
+        entry: copy,
+        reserved: reserved && new Set(reserved),
+      };
+    });
+    return () => {
+      for (const { address, lamports, entry, reserved } of saved) {
+        if (reserved === undefined) this.reservedOverrideNonces.delete(address);
+        else this.reservedOverrideNonces.set(address, reserved);
+        if (lamports === undefined) this.lamports.delete(address);
+        else this.lamports.set(address, lamports);
+        if (entry === undefined) this.programAccounts.delete(address);
+        else this.programAccounts.set(address, entry);
+      }
+    };
+  }
+
+  /** The account as getAccountInfo shows it, or null when it does not exist. */
+  accountInfo(
+    address: Address,
+  ): { lamports: bigint; owner: Address; data: Uint8Array; executable: boolean } | null {
+    const entry = this.programAccounts.get(address);
+    const lamports = this.balance(address);
+    if (entry !== undefined) {
+      const data =
+        entry.kind === 'vault' ? encodeVaultConfig(entry.config) : encodePendingOverride(entry.value);
+      return { lamports, owner: this.programId, data, executable: false };
+    }
+    if (address === this.programId) {
+      const loader = 'BPFLoaderUpgradeab1e11111111111111111111111' as Address;
+      return { lamports: 1_141_440n, owner: loader, data: new Uint8Array(36), executable: true };
+    }
+    if (lamports === 0n) return null;
+    return { lamports, owner: SYSTEM_PROGRAM_ADDRESS, data: new Uint8Array(), executable: false };
+  }
+
+  record(record: TransactionRecord): void {
+    this.transactions.push(record);
+    this.bySignature.set(record.signature, record);
+    for (const key of new Set(record.accountKeys)) {
+      const list = this.byAddress.get(key);
+      if (list === undefined) this.byAddress.set(key, [record]);
+      else list.push(record);
+    }
+    for (const listener of this.listeners) listener(record);
+  }
+
+  onTransaction(listener: (record: TransactionRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  onSlot(listener: (slot: number) => void): () => void {
+    this.slotListeners.add(listener);
+    return () => this.slotListeners.delete(listener);
+  }
+
+  /** Signatures for an address, newest first, paged like the real node (before/until exclusive). */
+  signaturesFor(
+    address: Address,
+    opts: { before?: string; until?: string; limit?: number },
+  ): TransactionRecord[] {
+    const list = this.byAddress.get(address) ?? [];
+    let end = list.length; // exclusive, walking backwards from here
+    if (opts.before !== undefined) {
+      const before = this.bySignature.get(opts.before);
+      if (before === undefined) return [];
+      end = lowerBound(list, before.seq);
+    }
+    const until = opts.until === undefined ? undefined : this.bySignature.get(opts.until);
+    const start = until === undefined ? 0 : lowerBound(list, until.seq + 1);
+    const limit = Math.min(Math.max(opts.limit ?? 1000, 1), 1000);
+    const out: TransactionRecord[] = [];
+    for (let i = end - 1; i >= start && out.length < limit; i--) {
+      const record = list[i];
+      if (record !== undefined) out.push(record);
+    }
+    return out;
+  }
+}
+
+/** First index whose seq is >= seq (lists are in seq order). */
+function lowerBound(list: readonly TransactionRecord[], seq: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((list[mid]?.seq ?? 0) < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

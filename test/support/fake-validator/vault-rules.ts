@@ -1,0 +1,204 @@
+import type { Address } from '@solana/kit';
+import type { KnownProgramEvent } from '../../../src/chain/events.js';
+import { type DecodedInstruction, INSTRUCTION_ACCOUNTS } from '../../../src/chain/instructions.js';
+import {
+  type BlockReason,
+  PROGRAM_ERRORS,
+  type ProgramErrorName,
+  type VaultTier,
+} from '../../../src/chain/program.js';
+import type { LedgerState, TxInstruction, VaultEntry } from './state.js';
+
+/** The vault program's shared checks and effects (constraints, policy, payouts, errors). */
+
+/** Scenario shortcuts: force an outcome the policy would not produce on its own. */
+export type VaultForce = {
+  tier?: VaultTier;
+  feeBasisPoints?: number;
+  skipPolicy?: boolean;
+  block?: { reason: BlockReason; withOverride: boolean };
+};
+
+export type InstructionContext = {
+  state: LedgerState;
+  programId: Address;
+  treasury: Address;
+  blockTime: bigint;
+  force: VaultForce;
+  log(line: string): void;
+  emit(event: KnownProgramEvent): void;
+  /** A system-program CPI (transfer or create_account) moving lamports. */
+  transfer(from: Address, to: Address, lamports: bigint): void;
+  afterFailure(effect: () => void): void;
+};
+
+/** How an instruction failed: a custom program error code, or a runtime InstructionError name. */
+export class ProgramFailure extends Error {
+  constructor(
+    readonly error: number | string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const ANCHOR_ERRORS = {
+  InstructionFallbackNotFound: { code: 101, message: 'Fallback functions are not supported' },
+  InstructionDidNotDeserialize: {
+    code: 102,
+    message: 'The program could not deserialize the given instruction',
+  },
+  ConstraintHasOne: { code: 2001, message: 'A has one constraint was violated' },
+  ConstraintSeeds: { code: 2006, message: 'A seeds constraint was violated' },
+  AccountNotInitialized: {
+    code: 3012,
+    message: 'The program expected this account to be already initialized',
+  },
+  AccountAlreadyInitialized: { code: 0, message: 'account already in use' },
+} as const;
+
+export function fail(name: ProgramErrorName | keyof typeof ANCHOR_ERRORS, ctx: InstructionContext): never {
+  const { code, message } =
+    name in PROGRAM_ERRORS
+      ? PROGRAM_ERRORS[name as ProgramErrorName]
+      : ANCHOR_ERRORS[name as keyof typeof ANCHOR_ERRORS];
+  ctx.log(
+    `Program log: AnchorError occurred. Error Code: ${name}. Error Number: ${code}. Error Message: ${message}.`,
+  );
+  throw new ProgramFailure(code, message);
+}
+
+export type Accounts = Record<string, { address: Address; isSigner: boolean }>;
+
+export function namedAccounts(ix: TxInstruction, decoded: DecodedInstruction): Accounts | null {
+  const names = INSTRUCTION_ACCOUNTS[decoded.name];
+  if (ix.accounts.length < names.length) return null;
+  const out: Accounts = {};
+  names.forEach(([name], i) => {
+    const meta = ix.accounts[i];
+    if (meta !== undefined) out[name] = { address: meta.address, isSigner: meta.isSigner };
+  });
+  return out;
+}
+
+export function account(accounts: Accounts, name: string): { address: Address; isSigner: boolean } {
+  const meta = accounts[name];
+  if (meta === undefined) throw new ProgramFailure('NotEnoughAccountKeys', `missing ${name}`);
+  return meta;
+}
+
+export function requireSigner(accounts: Accounts, name: string): Address {
+  const meta = account(accounts, name);
+  if (!meta.isSigner) throw new ProgramFailure('MissingRequiredSignature', `${name} must sign`);
+  return meta.address;
+}
+
+/** Loads the vault and checks the owner constraints shared by every owner instruction. */
+export function loadOwnedVault(
+  ctx: InstructionContext,
+  accounts: Accounts,
+  vaultNonce: bigint,
+  signer = 'authority',
+): VaultEntry {
+  const entry = ctx.state.getVault(account(accounts, 'vault').address);
+  if (entry === undefined) fail('AccountNotInitialized', ctx);
+  const signerAddress = requireSigner(accounts, signer);
+  if (signer === 'authority' && signerAddress !== entry.config.authority) fail('ConstraintHasOne', ctx);
+  if (signer === 'agent_signer' && signerAddress !== entry.config.agentSigner)
+    fail('InvalidAgentSigner', ctx);
+  if (vaultNonce !== entry.config.vaultNonce) fail('ConstraintSeeds', ctx);
+  return entry;
+}
+
+export function resetDayIfDue(entry: VaultEntry, now: bigint): void {
+  if (now - entry.config.lastReset >= 86_400n) {
+    entry.config.spentToday = 0n;
+    entry.config.lastReset = now;
+  }
+}
+
+export function checkTransferAccounts(
+  ctx: InstructionContext,
+  accounts: Accounts,
+  entry: VaultEntry,
+): Address {
+  if (account(accounts, 'vault_authority').address !== entry.depositAddress) fail('ConstraintSeeds', ctx);
+  if (account(accounts, 'fee_treasury').address !== ctx.treasury) fail('ConstraintSeeds', ctx);
+  return account(accounts, 'destination').address;
+}
+
+/** Moves amount + fee out of the deposit address and returns the TransactionExecuted event. */
+export function payOut(
+  ctx: InstructionContext,
+  vault: Address,
+  entry: VaultEntry,
+  destination: Address,
+  amount: bigint,
+) {
+  const fee = (amount * BigInt(entry.config.feeBasisPoints)) / 10_000n;
+  if (ctx.state.balance(entry.depositAddress) < amount + fee) fail('InsufficientFunds', ctx);
+  ctx.transfer(entry.depositAddress, destination, amount);
+  if (fee > 0n) ctx.transfer(entry.depositAddress, ctx.treasury, fee);
+  entry.config.spentToday += amount;
+  ctx.emit({
+    name: 'TransactionExecuted',
+    data: {
+      vault,
+      amount,
+      destination,
+      feeCollected: fee,
+      newBalance: ctx.state.balance(entry.depositAddress),
+      spentToday: entry.config.spentToday,
+    },
+  });
+}
+
+const BLOCK_ERRORS = {
+  not_whitelisted: 'NotWhitelisted',
+  exceeded_daily_limit: 'DailyLimitExceeded',
+  insufficient_funds: 'InsufficientFunds',
+} as const;
+
+export function block(
+  ctx: InstructionContext,
+  vault: Address,
+  entry: VaultEntry,
+  destination: Address,
+  amount: bigint,
+  reason: BlockReason,
+  withOverride: boolean,
+): never {
+  const overrideNonce = withOverride ? entry.config.overrideNonce : null;
+  ctx.emit({ name: 'TransactionBlocked', data: { vault, reason, amount, destination, overrideNonce } });
+  if (overrideNonce !== null) {
+    // The fake keeps the announced nonce unique (a real failed transaction would roll this back).
+    ctx.afterFailure(() => {
+      const current = ctx.state.getVault(vault);
+      if (current === undefined) return;
+      current.config.overrideNonce += 1n;
+      const reserved = ctx.state.reservedOverrideNonces.get(vault) ?? new Set<bigint>();
+      reserved.add(overrideNonce);
+      ctx.state.reservedOverrideNonces.set(vault, reserved);
+    });
+  }
+  fail(BLOCK_ERRORS[reason], ctx);
+}
+
+export function transferPolicy(
+  ctx: InstructionContext,
+  entry: VaultEntry,
+  destination: Address,
+  amount: bigint,
+  fee: bigint,
+): BlockReason | null {
+  const { config } = entry;
+  if (config.whitelistCount > 0 && !config.whitelist.includes(destination)) return 'not_whitelisted';
+  if (config.spentToday + amount > config.dailyLimit) return 'exceeded_daily_limit';
+  if (ctx.state.balance(entry.depositAddress) < amount + fee) return 'insufficient_funds';
+  return null;
+}
+
+export function emitPolicy(ctx: InstructionContext, vault: Address, entry: VaultEntry): void {
+  const { dailyLimit, whitelistCount } = entry.config;
+  ctx.emit({ name: 'PolicyUpdated', data: { vault, dailyLimit, whitelistSize: whitelistCount } });
+}

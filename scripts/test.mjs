@@ -1,18 +1,22 @@
 // npm test: every *.test.ts under src/ and test/ through node's test runner (Node 20 has no --test globs).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+// Browser tests need Chromium, which a fresh machine lacks: only `--browser` (npm run test:browser) runs them.
+const browser = process.argv.includes('--browser');
+const BROWSER_DIR = join('test', 'browser');
 const find = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : find(path);
+    if (entry.isDirectory())
+      return entry.name === 'node_modules' || (path === BROWSER_DIR && !browser) ? [] : find(path);
     return entry.name.endsWith('.test.ts') ? [path] : [];
   });
 
-const filters = process.argv.slice(2);
-const files = ['src', 'test']
+const filters = process.argv.slice(2).filter((arg) => arg !== '--browser');
+const files = (browser ? [BROWSER_DIR] : ['src', 'test'])
   .flatMap(find)
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
   .sort();
@@ -27,7 +31,7 @@ const result = spawnSync(
     '--import',
     'tsx',
     '--test',
-    '--test-concurrency=2',
+    `--test-concurrency=${browser ? 1 : 2}`,
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     '--test-reporter=tap',
@@ -39,5 +43,7 @@ const result = spawnSync(
 // One plain closing line that any CI reader understands.
 const report = readFileSync(tap, 'utf8');
 const count = (name) => Number(report.match(new RegExp(`^# ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
-console.log(`\ntests: ${count('pass')} passed, ${count('fail') + count('cancelled')} failed, ${count('skipped')} skipped`);
+console.log(
+  `\ntests: ${count('pass')} passed, ${count('fail') + count('cancelled')} failed, ${count('skipped')} skipped`,
+);
 process.exit(result.status ?? 1);

@@ -7,16 +7,31 @@ import {
   type TypeBoxTypeProvider,
   TypeBoxValidatorCompiler,
 } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AppDeps } from './app-deps.js';
+import { trustProxyOption } from './config.js';
 import { createWalletAuth } from './domain/auth/wallet-auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { rateLimitPlugin } from './http/plugins/rate-limit.js';
+import { securityPlugin, sendFrameworkError } from './http/plugins/security.js';
 import { walletAuthPlugin } from './http/plugins/wallet-auth.js';
+import { actionsRoutes } from './http/routes/actions.routes.js';
+import { analyticsRoutes } from './http/routes/analytics.routes.js';
+import { authRoutes } from './http/routes/auth.routes.js';
+import { eventRoutes } from './http/routes/events.routes.js';
 import { healthRoutes } from './http/routes/health.routes.js';
+import { metricsRoutes } from './http/routes/metrics.routes.js';
+import { overrideRoutes } from './http/routes/overrides.routes.js';
+import { pagesRoutes } from './http/routes/pages.routes.js';
+import { transactionRoutes } from './http/routes/transactions.routes.js';
+import { vaultWriteRoutes } from './http/routes/vault-writes.routes.js';
+import { vaultRoutes } from './http/routes/vaults.routes.js';
+import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+const DOCS_PREFIX = '/docs';
 
 registerAjvFormats();
 
@@ -24,16 +39,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: deps.config.trustProxy,
+    trustProxy: trustProxyOption(deps.config.trustProxy),
     requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
+    frameworkErrors: sendFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
@@ -42,6 +58,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser(['text/plain']);
   registerErrorHandling(app);
   registerRequestAccounting(app, deps);
+  await app.register(securityPlugin, { docsPrefix: DOCS_PREFIX });
+  await app.register(rateLimitPlugin, { deps, exemptPrefixes: [DOCS_PREFIX] });
 
   await app.register(swagger, {
     openapi: {
@@ -63,7 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: false });
+  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: false });
 
   const walletAuth = createWalletAuth({
     cache: deps.cache,
@@ -73,6 +91,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(walletAuthPlugin, { walletAuth });
 
   await app.register(healthRoutes, { deps });
+  await app.register(metricsRoutes, { deps });
+  await app.register(actionsRoutes, { deps });
+  await app.register(eventRoutes, { deps });
+  await app.register(vaultRoutes, { deps });
+  await app.register(vaultWriteRoutes, { deps });
+  await app.register(authRoutes);
+  await app.register(transactionRoutes, { deps });
+  await app.register(overrideRoutes, { deps });
+  await app.register(analyticsRoutes, { deps });
+  await app.register(webhookRoutes, { deps });
+  await app.register(pagesRoutes, { deps });
 
   app.get('/api/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () =>
     app.swagger(),

@@ -1,4 +1,5 @@
 // The only reader of process.env: parse once, report every bad variable together, freeze.
+import { isIP } from 'node:net';
 import { isAddress } from '@solana/kit';
 
 export const SOLANA_CLUSTERS = ['devnet', 'mainnet-beta', 'testnet', 'localnet'] as const;
@@ -37,7 +38,8 @@ export interface Config {
   readonly programId: string;
   readonly publicBaseUrl: string;
   readonly roles: readonly Role[];
-  readonly trustProxy: boolean;
+  /** TRUST_PROXY: false, true (every hop), a hop count, or the proxies' addresses/CIDRs (Fastify trustProxy). */
+  readonly trustProxy: boolean | number | string[];
   readonly authMaxAgeSeconds: number;
   readonly webhookAllowPrivateUrls: boolean;
   readonly webhookRetrySchedule: readonly number[];
@@ -47,6 +49,12 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly backfill: BackfillConfig;
   readonly backfillIntervalMs: number;
+  /** READ_CACHE: cache public API reads (default true); false serves every read from the database. */
+  readonly readCache: boolean;
+  /** RATE_LIMIT_ENABLED: the per-IP budgets of DECISIONS §10 (default true; false only for tests and benchmarks). */
+  readonly rateLimitEnabled: boolean;
+  /** HMAC key of Solana Actions sign-message `state`; null = a random key per process (nonces stay DB-backed). */
+  readonly actionsStateSecret: string | null;
   readonly version: string;
 }
 
@@ -119,6 +127,10 @@ export function loadConfig(env: Env = process.env): Config {
   const schedule = parseSchedule(read('WEBHOOK_RETRY_SCHEDULE'), problems);
   const backfill = parseBackfill(read('BACKFILL'), problems);
   const smtpUrl = url('SMTP_URL', ['smtp:', 'smtps:']) ?? null;
+  const actionsStateSecret = read('ACTIONS_STATE_SECRET') ?? null;
+  if (actionsStateSecret !== null && actionsStateSecret.length < 32) {
+    problems.push('ACTIONS_STATE_SECRET must be at least 32 characters');
+  }
 
   const config: Config = {
     port,
@@ -131,7 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
     programId,
     publicBaseUrl,
     roles,
-    trustProxy: bool('TRUST_PROXY', false),
+    trustProxy: parseTrustProxy(read('TRUST_PROXY'), problems),
     authMaxAgeSeconds: int('AUTH_MAX_AGE_SECONDS', 300, 1, 86_400),
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     webhookRetrySchedule: schedule,
@@ -141,6 +153,9 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     backfill,
     backfillIntervalMs: int('BACKFILL_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
+    actionsStateSecret,
+    readCache: bool('READ_CACHE', true),
+    rateLimitEnabled: bool('RATE_LIMIT_ENABLED', true),
     version: read('npm_package_version') ?? '0.1.0',
   };
   if (problems.length > 0) throw new ConfigError(problems);
@@ -183,6 +198,34 @@ function parseSchedule(raw: string | undefined, problems: string[]): number[] {
     return [...DEFAULT_RETRY_SCHEDULE];
   }
   return parts.map(Number);
+}
+
+/** A hop count trusts only the nearest proxies, so a client cannot pick its own X-Forwarded-For address. */
+function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string[] {
+  if (raw === undefined) return false;
+  const lower = raw.toLowerCase();
+  if (['true', 'yes', 'on'].includes(lower)) return true;
+  if (['false', 'no', 'off', '0'].includes(lower)) return false;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((e) => e.trim());
+  const valid = (entry: string) => {
+    const [ip, bits, ...rest] = entry.split('/');
+    const family = isIP(ip ?? '');
+    if (family === 0 || rest.length > 0) return false;
+    return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+  };
+  if (entries.every(valid)) return entries;
+  problems.push(
+    `TRUST_PROXY must be true, false, a hop count, or comma-separated proxy addresses/CIDRs (got "${raw}")`,
+  );
+  return false;
+}
+
+/** Fastify's trustProxy option: a hop count becomes "trust the nearest n hops" (its types omit numbers). */
+export function trustProxyOption(
+  value: Config['trustProxy'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof value === 'number' ? (_address, hop) => hop < value : value;
 }
 
 function parseBackfill(raw: string | undefined, problems: string[]): BackfillConfig {

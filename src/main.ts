@@ -3,8 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { type AppDeps, createRpcClients } from './app-deps.js';
 import { createCache } from './cache/index.js';
+import { runIngestor } from './chain/ingestor.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { createDisconnectedChainStatus } from './domain/health/chain-status.js';
+import { createDatabaseChainStatus } from './domain/health/chain-status-store.js';
+import { createCacheCleanupJob } from './jobs/cache-cleanup.js';
+import { createMetricsRollupJob } from './jobs/metrics-rollup.js';
+import { runScheduledJobs } from './jobs/scheduler.js';
+import { runDeliveryWorker } from './jobs/worker.js';
 import { systemClock } from './lib/clock.js';
 import { createLogger } from './lib/logger.js';
 import { createMetrics } from './lib/metrics.js';
@@ -30,7 +35,7 @@ async function main(): Promise<void> {
   const cache = createCache(config.redisUrl, (error) =>
     logger.warn({ err: error.message }, 'redis unavailable'),
   );
-  const { rpc } = createRpcClients(config);
+  const { rpc, subscriptions } = createRpcClients(config);
   const deps: AppDeps = {
     config,
     storage,
@@ -39,12 +44,20 @@ async function main(): Promise<void> {
     clock: systemClock,
     metrics: createMetrics(),
     rpc,
-    chainStatus: createDisconnectedChainStatus(config.cluster),
+    chainStatus: createDatabaseChainStatus({ storage, cluster: config.cluster }),
     requestStats: createRollingWindow(),
     startedAt: Date.now(),
   };
 
   const tasks: Promise<unknown>[] = [];
+  if (config.roles.includes('ingestor')) {
+    tasks.push(runIngestor({ ...deps, subscriptions }, controller.signal));
+  }
+  if (config.roles.includes('worker')) {
+    const jobs = [createMetricsRollupJob(deps), createCacheCleanupJob({ ...deps, db: storage.db })];
+    tasks.push(runScheduledJobs(jobs, deps, controller.signal));
+    tasks.push(runDeliveryWorker(deps, controller.signal));
+  }
   let app: FastifyInstance | undefined;
   if (config.roles.includes('api')) {
     app = await buildApp(deps);

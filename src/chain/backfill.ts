@@ -105,7 +105,8 @@ async function applyPage(deps: BackfillDeps, page: SignatureInfo[], signal: Abor
   );
   let applied = 0;
   for (;;) {
-    const batch = await reader.nextBatch(deps.batchSize);
+    // Backfill is about throughput: fill whole batches (fewer, larger commits).
+    const batch = await reader.nextBatch(deps.batchSize, deps.batchSize);
     if (batch === null) break;
     deps.metrics.signaturesFetched.labels('backfill').inc(batch.length);
     const last = batch.at(-1);

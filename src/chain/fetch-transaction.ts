@@ -67,10 +67,11 @@ export async function readTransaction(
 
 export interface OrderedReader<R> {
   /**
-   * Waits for the next result in input order, then takes every following one already read (up to
-   * max), so a slow consumer gets bigger batches. Null when the input is exhausted.
+   * The next results in input order: waits until `min` consecutive ones are read (or the input
+   * ends), then takes every consecutive one already read, up to `max`. Null when nothing is left.
+   * A failed read is thrown once the results before it have been handed out.
    */
-  nextBatch(max: number): Promise<R[] | null>;
+  nextBatch(max: number, min?: number): Promise<R[] | null>;
 }
 
 /** Reads ahead with bounded concurrency (and a bounded buffer), handing results back in input order. */
@@ -79,13 +80,27 @@ export function createOrderedReader<T, R>(
   read: (item: T) => Promise<R>,
   options: { concurrency: number; buffer: number },
 ): OrderedReader<R> {
-  type Slot = { promise: Promise<void>; done: boolean; failed: boolean; value?: R; error?: unknown };
+  type Slot = { done: boolean; failed: boolean; value?: R; error?: unknown };
   const input = items[Symbol.iterator]();
   const slots: Slot[] = [];
   let inFlight = 0;
   let exhausted = false;
+  let announce: () => void = () => {};
+  let changed = new Promise<void>((resolve) => {
+    announce = resolve;
+  });
+  const settle = (slot: Slot) => {
+    slot.done = true;
+    inFlight -= 1;
+    const wake = announce;
+    changed = new Promise<void>((resolve) => {
+      announce = resolve;
+    });
+    wake();
+    fill();
+  };
 
-  const fill = () => {
+  function fill(): void {
     while (!exhausted && inFlight < options.concurrency && slots.length < options.buffer) {
       const next = input.next();
       if (next.done) {
@@ -93,39 +108,52 @@ export function createOrderedReader<T, R>(
         return;
       }
       inFlight += 1;
-      const slot = { done: false, failed: false } as Slot;
-      slot.promise = read(next.value).then(
+      const slot: Slot = { done: false, failed: false };
+      slots.push(slot);
+      read(next.value).then(
         (value) => {
           slot.value = value;
+          settle(slot);
         },
         (error: unknown) => {
           slot.failed = true;
           slot.error = error;
+          settle(slot);
         },
       );
-      slot.promise.then(() => {
-        slot.done = true;
-        inFlight -= 1;
-        fill();
-      });
-      slots.push(slot);
     }
+  }
+
+  /** How many results at the head are read and usable (a failure ends the run). */
+  const readyRun = () => {
+    let n = 0;
+    while (n < slots.length && slots[n]?.done && !slots[n]?.failed) n++;
+    return n;
   };
 
   return {
-    async nextBatch(max) {
+    async nextBatch(max, min = 1) {
       fill();
-      const first = slots[0];
-      if (first === undefined) return null;
-      await first.promise;
-      const out: R[] = [];
-      while (out.length < max) {
-        const slot = slots[0];
-        if (slot === undefined || !(slot.done || slot === first)) break;
-        slots.shift();
-        if (slot.failed) throw slot.error;
-        out.push(slot.value as R);
+      for (;;) {
+        if (slots.length === 0) return null;
+        const ready = readyRun();
+        const headFailed = slots[0]?.failed === true;
+        const blocked = ready < slots.length && slots[ready]?.done === true; // a failure right after the run
+        if (
+          headFailed ||
+          ready >= Math.min(min, max, options.buffer) ||
+          blocked ||
+          (exhausted && ready === slots.length)
+        )
+          break;
+        await changed;
       }
+      const head = slots[0];
+      if (head?.failed) {
+        slots.shift();
+        throw head.error;
+      }
+      const out = slots.splice(0, Math.min(readyRun(), max)).map((slot) => slot.value as R);
       fill();
       return out;
     },

@@ -51,14 +51,21 @@ function createPostgresLock(pool: pg.Pool, logger: Logger, pollMs: number, reche
   let holderPid = 0;
   let lost = new AbortController();
   let recheck: NodeJS.Timeout | undefined;
+  const onError = (error: Error) => drop(error.message);
+
+  /** Gives the connection back to the pool without our listener (pooled clients are reused). */
+  const letGo = (held: pg.PoolClient, destroy: boolean) => {
+    clearInterval(recheck);
+    held.off('error', onError);
+    held.release(destroy);
+  };
 
   const drop = (reason: string) => {
     if (client === null) return;
     logger.warn({ reason }, 'ingestor lock lost');
-    clearInterval(recheck);
     const held = client;
     client = null;
-    held.release(true);
+    letGo(held, true);
     lost.abort(new IngestorLockLostError());
   };
 
@@ -68,6 +75,7 @@ function createPostgresLock(pool: pg.Pool, logger: Logger, pollMs: number, reche
     },
 
     async acquire(signal) {
+      let waiting = false;
       while (!signal.aborted) {
         let candidate: pg.PoolClient | undefined;
         try {
@@ -80,12 +88,14 @@ function createPostgresLock(pool: pg.Pool, logger: Logger, pollMs: number, reche
             client = candidate;
             holderPid = rows[0].pid;
             lost = new AbortController();
-            client.on('error', (error) => drop(error.message));
+            client.on('error', onError);
             recheck = setInterval(() => void checkHeld(), recheckMs);
             recheck.unref();
             return true;
           }
           candidate.release();
+          if (!waiting) logger.info('another process ingests; standing by for the ingestor lock');
+          waiting = true;
         } catch (error) {
           candidate?.release(true);
           logger.warn({ err: (error as Error).message }, 'ingestor lock: database unavailable');
@@ -106,15 +116,14 @@ function createPostgresLock(pool: pg.Pool, logger: Logger, pollMs: number, reche
     },
 
     async release() {
-      clearInterval(recheck);
       const held = client;
       client = null;
       if (held === null) return;
       try {
         await held.query('select pg_advisory_unlock($1)', [INGESTOR_LOCK_KEY]);
-        held.release();
+        letGo(held, false);
       } catch {
-        held.release(true);
+        letGo(held, true);
       }
     },
   };

@@ -1,5 +1,6 @@
 // The ingestor loop: hold the single-ingestor lock, keep the log subscription up, backfill at start,
 // after every (re)connect and on a timer, and apply live signatures, strictly one batch at a time.
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Address } from '@solana/kit';
 import type { AppDeps, SolanaRpcSubscriptions } from '../app-deps.js';
@@ -10,21 +11,26 @@ import { createBackoff, sleep } from './backoff.js';
 import { createChainReader } from './chain-reader.js';
 import { createOrderedReader, readTransaction } from './fetch-transaction.js';
 import { createIngestorLock, type IngestorLock } from './ingestor-lock.js';
+import { createBatchingSolanaRpc } from './rpc-batch.js';
 import { runLogSubscription } from './subscription.js';
+
+/** Live signatures held while a backfill runs; beyond this the backfill reads them instead. */
+const MAX_QUEUED = 100_000;
 
 export interface IngestorOptions {
   /** getTransaction calls in flight. */
   fetchConcurrency?: number;
+  /** getTransaction calls per JSON-RPC batch (1: no batching). */
+  rpcBatchSize?: number;
   /** Most signatures committed in one database transaction. */
   batchSize?: number;
   heartbeatMs?: number;
   lockPollMs?: number;
 }
 
-export type IngestorDeps = Pick<
-  AppDeps,
-  'config' | 'storage' | 'cache' | 'logger' | 'clock' | 'metrics' | 'rpc'
-> & { subscriptions: SolanaRpcSubscriptions };
+export type IngestorDeps = Pick<AppDeps, 'config' | 'storage' | 'cache' | 'logger' | 'clock' | 'metrics'> & {
+  subscriptions: SolanaRpcSubscriptions;
+};
 
 /** Runs until the signal aborts; resolves once the current batch is committed and the lock released. */
 export async function runIngestor(
@@ -39,7 +45,10 @@ export async function runIngestor(
     if (!(await lock.acquire(signal))) break;
     logger.info('ingestor lock held: this process ingests');
     try {
-      await runSession(deps, lock, AbortSignal.any([signal, lock.lost]), options);
+      const session = AbortSignal.any([signal, lock.lost]);
+      // Every in-flight RPC call listens on it; dozens at once are expected, not a leak.
+      setMaxListeners(1_000, session);
+      await runSession(deps, lock, session, options);
       restart.reset();
     } catch (error) {
       logger.error({ err: (error as Error).message }, 'ingestor session failed');
@@ -58,7 +67,9 @@ async function runSession(
 ): Promise<void> {
   const { config, storage, logger, metrics } = deps;
   const programId = config.programId as Address;
-  const fetchConcurrency = options.fetchConcurrency ?? 16;
+  // Enough reads in flight to hide the node's latency; they travel in JSON-RPC batches.
+  const fetchConcurrency = options.fetchConcurrency ?? 64;
+  const rpc = createBatchingSolanaRpc(config.rpcUrl, { maxBatch: options.rpcBatchSize ?? 32 });
   const batchSize = options.batchSize ?? 250;
   const instance = `${hostname()}:${process.pid}`;
   const ingestion = createIngestionService({
@@ -68,8 +79,9 @@ async function runSession(
     clock: deps.clock,
     metrics,
     publicBaseUrl: config.publicBaseUrl,
+    cluster: config.cluster,
     cursorName: cursorName(config.programId),
-    chainReader: createChainReader({ rpc: deps.rpc, programId, logger, signal }),
+    chainReader: createChainReader({ rpc, programId, logger, signal }),
   });
   const fence = lock.fence.bind(lock);
 
@@ -107,6 +119,12 @@ async function runSession(
         void beat();
       },
       onSignature(signature) {
+        if (queue.size >= MAX_QUEUED) {
+          // The queue only saves the backfill some work: past this size, let the backfill take over.
+          logger.warn({ queued: queue.size }, 'live queue full; the backfill will read these');
+          queue.clear();
+          backfillWanted = true;
+        }
         if (!queue.has(signature)) queue.set(signature, Date.now());
         notify();
       },
@@ -148,7 +166,7 @@ async function runSession(
         try {
           const result = await runBackfill(
             {
-              rpc: deps.rpc,
+              rpc,
               programId,
               storage,
               metrics,
@@ -162,7 +180,7 @@ async function runSession(
             signal,
           );
           retry.reset();
-          if (result.applied > 0) logger.info(result, 'backfill applied missed signatures');
+          logger[result.applied > 0 ? 'info' : 'debug'](result, 'backfill done');
         } catch (error) {
           if (!signal.aborted) retryLater(error, 'backfill');
         } finally {
@@ -194,31 +212,32 @@ async function runSession(
   }
 
   async function applyLive(taken: [string, number][], service: IngestionService): Promise<void> {
+    let started = performance.now();
     const done = await findAppliedSignatures(
       storage.db,
       taken.map(([s]) => s),
     );
     const seenAt = new Map(taken.filter(([s]) => !done.has(s)));
-    const reader = createOrderedReader(
-      seenAt.keys(),
-      (s) => readTransaction(deps.rpc, programId, s, signal),
-      {
-        concurrency: fetchConcurrency,
-        buffer: batchSize * 2,
-      },
-    );
+    const reader = createOrderedReader(seenAt.keys(), (s) => readTransaction(rpc, programId, s, signal), {
+      concurrency: fetchConcurrency,
+      buffer: batchSize * 2,
+    });
     for (;;) {
-      const batch = await reader.nextBatch(batchSize);
+      // Everything taken is applied together: one commit for what queued up while we were busy.
+      const batch = await reader.nextBatch(batchSize, batchSize);
       if (batch === null) return;
       metrics.signaturesFetched.labels('live').inc(batch.length);
+      const read = performance.now();
       await service.applySignatures(batch, { fence });
       const committedAt = Date.now();
+      const timing = { readMs: Math.round(read - started), applyMs: Math.round(performance.now() - read) };
+      started = performance.now();
       for (const tx of batch) {
         const seen = seenAt.get(tx.signature);
         if (seen !== undefined) metrics.ingestionLatency.observe((committedAt - seen) / 1000);
       }
       logger.debug(
-        { source: 'live', signatures: batch.map((t) => t.signature), committedAt },
+        { source: 'live', signatures: batch.map((t) => t.signature), committedAt, ...timing },
         'applied live signatures',
       );
     }

@@ -1,24 +1,51 @@
 import { type Logger, pino } from 'pino';
 
-/** Paths that must never reach a log line: signatures, signed messages, secrets, keys. */
-export const REDACTED_PATHS = [
-  'req.headers["x-signature"]',
-  'req.headers["x-message"]',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers["x-signature"]',
-  'headers["x-message"]',
-  'headers["webhook-signature"]',
-  'headers["x-vaultkeeper-signature"]',
-  'secret',
-  '*.secret',
-  'previousSecret',
-  '*.previousSecret',
-  'privateKey',
-  '*.privateKey',
-  'signature',
-  '*.signature',
+/** Request headers that authenticate a caller or sign a payload: never logged. */
+const SECRET_HEADERS = [
+  'x-signature',
+  'x-message',
+  'authorization',
+  'cookie',
+  'set-cookie',
+  'webhook-signature',
+  'x-vaultkeeper-signature',
 ];
+
+/** Keys whose value is a secret wherever they sit (up to two levels deep; deeper values are scrubbed by shape). */
+const SECRET_KEYS = [
+  'secret',
+  'previousSecret',
+  'privateKey',
+  'secretKey',
+  'keypair',
+  'password',
+  'signature',
+];
+
+/**
+ * Paths that must never reach a log line: signature headers, signed messages, secrets, keys.
+ * Chain transaction signatures are public: log them under `tx`, not `signature` (which is redacted).
+ */
+export const REDACTED_PATHS = [
+  ...SECRET_HEADERS.flatMap((h) => [`headers["${h}"]`, `*.headers["${h}"]`, `*.*.headers["${h}"]`]),
+  ...SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]),
+];
+
+const CENSOR = '[redacted]';
+
+// Secrets recognisable by shape, scrubbed from the finished line whatever key or depth carried them.
+const WEBHOOK_SECRET = /whsec_[A-Za-z0-9+/=_-]*/g;
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:"'\\]*:[^\s/@"'\\]*@/gi;
+const PEM_PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g;
+
+/** Replaces webhook secrets, passwords in URLs and PEM private keys in one serialized log line. */
+export function scrubLogLine(line: string): string {
+  let out = line;
+  if (out.includes('whsec_')) out = out.replace(WEBHOOK_SECRET, `whsec_${CENSOR}`);
+  if (out.includes('://')) out = out.replace(URL_CREDENTIALS, `$1${CENSOR}@`);
+  if (out.includes('PRIVATE KEY-----')) out = out.replace(PEM_PRIVATE_KEY, CENSOR);
+  return out;
+}
 
 export function createLogger(options: { level: string; destination?: NodeJS.WritableStream }): Logger {
   return pino(
@@ -26,8 +53,9 @@ export function createLogger(options: { level: string; destination?: NodeJS.Writ
       level: options.level,
       base: { service: 'vaultkeeper' },
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      redact: { paths: REDACTED_PATHS, censor: CENSOR },
       formatters: { level: (label) => ({ level: label }) },
+      hooks: { streamWrite: scrubLogLine },
     },
     options.destination as pino.DestinationStream | undefined,
   );

@@ -26,6 +26,11 @@ export function createMetrics() {
       help: 'Requests refused by a rate limit',
       labelNames: ['category'] as const,
     }),
+    rateLimitStoreErrors: new Counter({
+      ...metric,
+      name: 'vaultkeeper_rate_limit_store_errors_total',
+      help: 'Rate-limit checks skipped (the request passed) because the counter store was unreachable',
+    }),
     eventsIngested: new Counter({
       ...metric,
       name: 'vaultkeeper_events_ingested_total',
@@ -53,6 +58,29 @@ export function createMetrics() {
       ...metric,
       name: 'vaultkeeper_chain_last_slot',
       help: 'Slot of the newest ingested program transaction',
+    }),
+    ingestionLatency: new Histogram({
+      ...metric,
+      name: 'vaultkeeper_ingestion_latency_seconds',
+      help: 'Time from a live log notification to its committed projection',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    }),
+    blinkActions: new Counter({
+      ...metric,
+      name: 'vaultkeeper_blink_actions_total',
+      help: 'Solana Action (Blink) uses by action: view, approve, reject_request, reject',
+      labelNames: ['action'] as const,
+    }),
+    jobRuns: new Counter({
+      ...metric,
+      name: 'vaultkeeper_job_runs_total',
+      help: 'Scheduled worker job runs by job and outcome (ok, error)',
+      labelNames: ['job', 'outcome'] as const,
+    }),
+    dailyMetricsRecomputed: new Counter({
+      ...metric,
+      name: 'vaultkeeper_daily_metrics_recomputed_total',
+      help: 'Dirty (vault or global, day) rows recomputed by the daily metrics rollup',
     }),
     deliveryAttempts: new Counter({
       ...metric,

@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app.js';
 import { type AppDeps, createRpcClients } from '../../src/app-deps.js';
 import { type Cache, createMemoryCache, createRedisCache } from '../../src/cache/index.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import { createDisconnectedChainStatus } from '../../src/domain/health/chain-status.js';
+import { createDatabaseChainStatus } from '../../src/domain/health/chain-status-store.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { createMetrics } from '../../src/lib/metrics.js';
@@ -67,7 +67,7 @@ export function createTestDeps(options: TestDepsOptions): AppDeps {
     clock: options.clock ?? { now: () => new Date() },
     metrics: createMetrics(),
     rpc: createRpcClients(config).rpc,
-    chainStatus: createDisconnectedChainStatus(config.cluster),
+    chainStatus: createDatabaseChainStatus({ storage: options.storage, cluster: config.cluster }),
     requestStats: createRollingWindow(),
     startedAt: Date.now(),
     ...options.overrides,

@@ -1,50 +1,104 @@
-// Signs requests the way a wallet does: ed25519 over the UTF-8 authentication message.
-import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+// #region readme-auth-helper (README.md "Authenticating requests" shows this code; auth.test.ts keeps them equal)
+// vaultkeeper-auth.ts: sign Vaultkeeper requests the way a wallet does (ed25519 over the UTF-8 message).
 import { getBase58Decoder } from '@solana/kit';
 
-const base58 = getBase58Decoder();
-
-export interface TestWallet {
+/** Anything that signs bytes with an ed25519 key: a wallet adapter, a kit key pair, a node:crypto key. */
+export interface MessageSigner {
+  /** The signer's address (its base58 public key). */
   readonly address: string;
+  signMessage(message: Uint8Array): Promise<Uint8Array> | Uint8Array;
+}
+
+let lastTimestamp = 0;
+
+/** The exact text to sign. Each call takes a later millisecond: two requests never sign the same text. */
+export function createAuthMessage(timestampMs?: number): string {
+  const timestamp = timestampMs ?? Math.max(Date.now(), lastTimestamp + 1);
+  if (timestampMs === undefined) lastTimestamp = timestamp;
+  return `Sign this message to authenticate with Vaultkeeper.\n\nTimestamp: ${timestamp}`;
+}
+
+/** The three headers of one request; X-Message is percent-encoded because a header cannot hold a newline. */
+export function createAuthHeaders(
+  address: string,
+  message: string,
+  signature: Uint8Array,
+): Record<string, string> {
+  return {
+    'x-wallet-address': address,
+    'x-signature': getBase58Decoder().decode(signature),
+    'x-message': encodeURIComponent(message),
+  };
+}
+
+/** Sends one JSON request signed with a fresh message (a signature is accepted once, within 5 minutes). */
+export async function fetchSigned(
+  baseUrl: string,
+  path: string,
+  signer: MessageSigner,
+  init: { method: string; body?: unknown },
+): Promise<Response> {
+  const message = createAuthMessage();
+  const signature = await signer.signMessage(new TextEncoder().encode(message));
+  const headers = createAuthHeaders(signer.address, message, signature);
+  if (init.body === undefined) return fetch(new URL(path, baseUrl), { method: init.method, headers });
+  return fetch(new URL(path, baseUrl), {
+    method: init.method,
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(init.body),
+  });
+}
+
+// #endregion readme-auth-helper
+
+import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+
+export type MessageHeaderForm = 'percent' | 'escaped' | 'base64';
+
+/** A generated key pair that signs like a wallet, for tests and benchmarks. */
+export interface TestWallet extends MessageSigner {
   readonly privateKey: KeyObject;
-  /** Signs bytes, returning the 64-byte signature. */
+  /** The 64-byte secret key as `solana-keygen` stores it: seed ‖ public key. */
+  readonly secretKey: Uint8Array;
+  /** The 64-byte ed25519 signature of bytes (or of a string's UTF-8 bytes). */
   sign(message: Uint8Array | string): Uint8Array;
-  /** The three wallet-auth headers for one request (a fresh timestamp unless given). */
+  /**
+   * The three wallet-auth headers for one request: a fresh message unless `message` or `timestampMs`
+   * is given, X-Message in the given form (percent-encoded by default, as the README helper sends it).
+   */
   authHeaders(options?: {
     timestampMs?: number;
-    form?: 'escaped' | 'percent' | 'base64';
+    form?: MessageHeaderForm;
     message?: string;
   }): Record<string, string>;
+}
+
+/** X-Message in one of the three accepted forms. */
+export function encodeMessageHeader(message: string, form: MessageHeaderForm): string {
+  if (form === 'base64') return `base64:${Buffer.from(message, 'utf8').toString('base64')}`;
+  if (form === 'escaped') return message.replaceAll('\n', '\\n');
+  return encodeURIComponent(message);
 }
 
 export function createTestWallet(): TestWallet {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url');
-  const address = base58.decode(raw);
+  const address = getBase58Decoder().decode(raw);
   const signBytes = (message: Uint8Array | string) =>
     new Uint8Array(
       sign(null, typeof message === 'string' ? Buffer.from(message, 'utf8') : message, privateKey),
     );
+  const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d as string, 'base64url');
   return {
     address,
     privateKey,
+    secretKey: new Uint8Array([...seed, ...raw]),
     sign: signBytes,
+    signMessage: signBytes,
     authHeaders(options = {}) {
-      const message =
-        options.message ??
-        `Sign this message to authenticate with Vaultkeeper.\n\nTimestamp: ${options.timestampMs ?? Date.now()}`;
-      const form = options.form ?? 'escaped';
-      const header =
-        form === 'base64'
-          ? `base64:${Buffer.from(message, 'utf8').toString('base64')}`
-          : form === 'percent'
-            ? encodeURIComponent(message)
-            : message.replaceAll('\n', '\\n');
-      return {
-        'x-wallet-address': address,
-        'x-signature': base58.decode(signBytes(message)),
-        'x-message': header,
-      };
+      const message = options.message ?? createAuthMessage(options.timestampMs);
+      const headers = createAuthHeaders(address, message, signBytes(message));
+      return { ...headers, 'x-message': encodeMessageHeader(message, options.form ?? 'percent') };
     },
   };
 }

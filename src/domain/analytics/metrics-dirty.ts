@@ -14,3 +14,29 @@ export async function markDailyMetricsDirty(db: Queryable, vaultId: string, at: 
     on conflict (vault_key, day) do update set marked_at = now()
   `);
 }
+
+/**
+ * Marks every day in [from, to] (UTC, `YYYY-MM-DD`) that has transactions or overrides of a vault, and
+ * the global row of each day, so that the rollup recomputes the range from the projections.
+ */
+export async function markDailyMetricsDirtyRange(db: Queryable, from: string, to: string): Promise<void> {
+  const start = sql`(${from}::date::timestamp at time zone 'UTC')`;
+  const end = sql`((${to}::date + 1)::timestamp at time zone 'UTC')`;
+  const dayOf = (column: string) => sql.raw(`(${column} at time zone 'UTC')::date`);
+  const overrideDays = ['created_at', 'approved_at', 'rejected_at', 'executed_at'].map(
+    (column) =>
+      sql`select vault_id::text, ${dayOf(column)} from overrides where ${sql.raw(column)} >= ${start} and ${sql.raw(column)} < ${end}`,
+  );
+  await db.execute(sql`
+    insert into daily_metrics_dirty (vault_key, day)
+    select distinct vault_id::text, ${dayOf('timestamp')} from transactions
+      where timestamp >= ${start} and timestamp < ${end}
+    ${sql.join(
+      overrideDays.map((q) => sql`union ${q}`),
+      sql` `,
+    )}
+    union
+    select ${GLOBAL_METRICS_KEY}, d::date from generate_series(${from}::date, ${to}::date, interval '1 day') d
+    on conflict (vault_key, day) do update set marked_at = now()
+  `);
+}

@@ -1,12 +1,20 @@
 // Wallet authentication: a signed, fresh, single-use message proves control of an address.
 import type { Cache } from '../../cache/cache.js';
 import { AppError } from '../../errors.js';
-import { isSolanaAddress } from '../../lib/address.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeBase58, verifyEd25519 } from '../../lib/ed25519.js';
+import { decodeBase58, publicKeyOf, verifyEd25519 } from '../../lib/ed25519.js';
+import { createReplayGuard } from './replay-guard.js';
 
 export const AUTH_MESSAGE_PREFIX = 'Sign this message to authenticate with Vaultkeeper.\n\nTimestamp: ';
-const FUTURE_SKEW_MS = 60_000;
+/** How far ahead of our clock a timestamp may be (DECISIONS §5). */
+export const FUTURE_SKEW_MS = 60_000;
+/** Replay markers outlive the acceptance window by this much, covering clock differences between instances. */
+const REPLAY_MARGIN_SECONDS = 60;
+/** Milliseconds since the epoch, written without leading zeros (one text per instant). */
+const TIMESTAMP = /^(0|[1-9][0-9]{0,15})$/;
+/** base58 of 64 bytes is at most 88 characters; longer input is refused before decoding. */
+const MAX_SIGNATURE_CHARS = 88;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 export type AuthFailureReason =
   | 'missing_headers'
@@ -22,16 +30,17 @@ export interface WalletAuthHeaders {
   message: string | undefined;
 }
 
+const FAILURE_MESSAGES: Readonly<Record<AuthFailureReason, string>> = {
+  missing_headers: 'Wallet authentication required: X-Wallet-Address, X-Signature and X-Message',
+  malformed: 'Wallet authentication headers are malformed',
+  bad_signature: 'Signature does not verify for this wallet and message',
+  wrong_message: 'Signed message is not the Vaultkeeper authentication message',
+  expired: 'Signed message timestamp is outside the accepted window',
+  replayed: 'This signature was already used',
+};
+
 export function unauthorized(reason: AuthFailureReason): AppError {
-  const messages: Record<AuthFailureReason, string> = {
-    missing_headers: 'Wallet authentication required: X-Wallet-Address, X-Signature and X-Message',
-    malformed: 'Wallet authentication headers are malformed',
-    bad_signature: 'Signature does not verify for this wallet and message',
-    wrong_message: 'Signed message is not the Vaultkeeper authentication message',
-    expired: 'Signed message timestamp is outside the accepted window',
-    replayed: 'This signature was already used',
-  };
-  return new AppError('UNAUTHORIZED', messages[reason], { reason });
+  return new AppError('UNAUTHORIZED', FAILURE_MESSAGES[reason], { reason });
 }
 
 /** The message a wallet signs for one request. */
@@ -40,17 +49,19 @@ export function buildAuthMessage(timestampMs: number): string {
 }
 
 /**
- * Decodes X-Message: newlines written as the two characters `\n`, percent-encoding, or
- * `base64:` + base64 of the UTF-8 text. Null when it cannot be decoded.
+ * Decodes X-Message: `base64:` + base64 of the UTF-8 text; percent-encoding (`encodeURIComponent`);
+ * or newlines written as the two characters `\n`. Null when it cannot be decoded.
  */
 export function decodeMessageHeader(header: string): string | null {
   if (header.startsWith('base64:')) {
-    const payload = header.slice(7);
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(payload)) return null;
+    const payload = header.slice('base64:'.length);
+    if (!BASE64.test(payload)) return null;
     const text = Buffer.from(payload, 'base64').toString('utf8');
+    // Invalid UTF-8 decodes to U+FFFD: such bytes were never the text a wallet signed.
     return text.includes('\uFFFD') ? null : text;
   }
-  if (/%[0-9A-Fa-f]{2}/.test(header)) {
+  // The message itself has no '%', so one in the header means percent-encoding.
+  if (header.includes('%')) {
     try {
       return decodeURIComponent(header);
     } catch {
@@ -61,48 +72,40 @@ export function decodeMessageHeader(header: string): string | null {
 }
 
 export interface WalletAuthDeps {
-  readonly cache: Cache;
+  /** Holds used signatures: Redis shares them across instances; the memory cache within one process. */
+  readonly cache: Pick<Cache, 'setIfAbsent'>;
   readonly clock: Clock;
   readonly maxAgeSeconds: number;
 }
 
 export function createWalletAuth(deps: WalletAuthDeps) {
-  // Used when the shared store (Redis) does not answer: replay protection must not lapse.
-  const fallbackGuard = new Map<string, number>();
-
-  async function markUsed(signature: string, ttlSeconds: number): Promise<boolean> {
-    const key = `auth:sig:${signature}`;
-    try {
-      return await deps.cache.setIfAbsent(key, ttlSeconds);
-    } catch {
-      const now = deps.clock.now().getTime();
-      for (const [k, expires] of fallbackGuard) if (expires < now) fallbackGuard.delete(k);
-      if (fallbackGuard.has(key)) return false;
-      fallbackGuard.set(key, now + ttlSeconds * 1000);
-      return true;
-    }
-  }
-
+  const maxAgeMs = deps.maxAgeSeconds * 1000;
+  const replayGuard = createReplayGuard(deps);
   return {
-    /** Returns the authenticated wallet address, or throws UNAUTHORIZED with details.reason. */
+    /**
+     * Returns the authenticated wallet address, or throws UNAUTHORIZED with details.reason. Cheap
+     * checks run first so a stale or malformed request never costs a signature verification.
+     */
     async authenticate(headers: WalletAuthHeaders): Promise<string> {
       const { address, signature, message } = headers;
       if (!address || !signature || !message) throw unauthorized('missing_headers');
-      if (!isSolanaAddress(address)) throw unauthorized('malformed');
-      const signatureBytes = decodeBase58(signature);
+      const key = publicKeyOf(address);
+      if (key === null) throw unauthorized('malformed');
+      const signatureBytes = signature.length <= MAX_SIGNATURE_CHARS ? decodeBase58(signature) : null;
       if (signatureBytes === null || signatureBytes.length !== 64) throw unauthorized('malformed');
       const text = decodeMessageHeader(message);
       if (text === null) throw unauthorized('malformed');
       if (!text.startsWith(AUTH_MESSAGE_PREFIX)) throw unauthorized('wrong_message');
       const stamp = text.slice(AUTH_MESSAGE_PREFIX.length);
-      if (!/^\d{1,16}$/.test(stamp)) throw unauthorized('wrong_message');
-      const valid = await verifyEd25519(address, Buffer.from(text, 'utf8'), signatureBytes);
-      if (!valid) throw unauthorized('bad_signature');
-      const age = deps.clock.now().getTime() - Number(stamp);
-      if (age > deps.maxAgeSeconds * 1000 || age < -FUTURE_SKEW_MS) throw unauthorized('expired');
-      // Remember the signature for as long as its message could still be accepted.
-      const ttlSeconds = Math.ceil((deps.maxAgeSeconds * 1000 - age) / 1000) + 1;
-      if (!(await markUsed(signature, ttlSeconds))) throw unauthorized('replayed');
+      if (!TIMESTAMP.test(stamp)) throw unauthorized('wrong_message');
+      const ageMs = deps.clock.now().getTime() - Number(stamp);
+      if (ageMs > maxAgeMs || ageMs < -FUTURE_SKEW_MS) throw unauthorized('expired');
+      if (!(await verifyEd25519(key, Buffer.from(text, 'utf8'), signatureBytes))) {
+        throw unauthorized('bad_signature');
+      }
+      // Remember the signature for as long as its message could still be accepted anywhere.
+      const ttlSeconds = Math.ceil((maxAgeMs - ageMs) / 1000) + REPLAY_MARGIN_SECONDS;
+      if (!(await replayGuard.claim(`auth:sig:${signature}`, ttlSeconds))) throw unauthorized('replayed');
       return address;
     },
   };

@@ -2,7 +2,6 @@ CREATE TABLE "chain_cursors" (
 	"name" text PRIMARY KEY NOT NULL,
 	"signature" text,
 	"slot" bigint,
-	"last_event_at" timestamp (3) with time zone,
 	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
@@ -20,6 +19,14 @@ CREATE TABLE "chain_events" (
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "chain_heartbeats" (
+	"name" text PRIMARY KEY NOT NULL,
+	"status" text NOT NULL,
+	"instance" text NOT NULL,
+	"behind_since" timestamp (3) with time zone,
+	"beat_at" timestamp (3) with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "chain_signatures" (
 	"signature" text PRIMARY KEY NOT NULL,
 	"slot" bigint NOT NULL,
@@ -30,14 +37,23 @@ CREATE TABLE "chain_signatures" (
 	"processed_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "daily_destination_metrics" (
+	"vault_key" text NOT NULL,
+	"day" date NOT NULL,
+	"destination" text NOT NULL,
+	"executed_count" integer NOT NULL,
+	"executed_volume" numeric(30, 0) NOT NULL,
+	CONSTRAINT "daily_destination_metrics_vault_key_day_destination_pk" PRIMARY KEY("vault_key","day","destination")
+);
+--> statement-breakpoint
 CREATE TABLE "daily_metrics" (
 	"vault_key" text NOT NULL,
 	"day" date NOT NULL,
 	"executed_count" integer DEFAULT 0 NOT NULL,
-	"executed_volume" numeric(20, 0) DEFAULT 0 NOT NULL,
+	"executed_volume" numeric(30, 0) DEFAULT 0 NOT NULL,
 	"blocked_count" integer DEFAULT 0 NOT NULL,
-	"blocked_volume" numeric(20, 0) DEFAULT 0 NOT NULL,
-	"fees" numeric(20, 0) DEFAULT 0 NOT NULL,
+	"blocked_volume" numeric(30, 0) DEFAULT 0 NOT NULL,
+	"fees" numeric(30, 0) DEFAULT 0 NOT NULL,
 	"overrides_requested" integer DEFAULT 0 NOT NULL,
 	"overrides_approved" integer DEFAULT 0 NOT NULL,
 	"overrides_rejected" integer DEFAULT 0 NOT NULL,
@@ -51,6 +67,16 @@ CREATE TABLE "daily_metrics_dirty" (
 	"day" date NOT NULL,
 	"marked_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "daily_metrics_dirty_vault_key_day_pk" PRIMARY KEY("vault_key","day")
+);
+--> statement-breakpoint
+CREATE TABLE "destination_block_metrics" (
+	"vault_key" text NOT NULL,
+	"level" smallint NOT NULL,
+	"start_day" date NOT NULL,
+	"destination" text NOT NULL,
+	"executed_count" integer NOT NULL,
+	"executed_volume" numeric(30, 0) NOT NULL,
+	CONSTRAINT "destination_block_metrics_vault_key_level_start_day_destination_pk" PRIMARY KEY("vault_key","level","start_day","destination")
 );
 --> statement-breakpoint
 CREATE TABLE "action_nonces" (
@@ -128,6 +154,11 @@ CREATE TABLE "vaults" (
 	"vault_nonce" numeric(20, 0),
 	"override_nonce" numeric(20, 0),
 	"created_slot" bigint,
+	"synced_slot" bigint DEFAULT 0 NOT NULL,
+	"transaction_count" bigint DEFAULT 0 NOT NULL,
+	"executed_count" bigint DEFAULT 0 NOT NULL,
+	"blocked_count" bigint DEFAULT 0 NOT NULL,
+	"total_volume" numeric(30, 0) DEFAULT 0 NOT NULL,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "vaults_address_unique" UNIQUE("address")
@@ -188,17 +219,18 @@ CREATE INDEX "chain_events_vault_idx" ON "chain_events" USING btree ("vault_addr
 CREATE INDEX "chain_events_slot_idx" ON "chain_events" USING btree ("slot");--> statement-breakpoint
 CREATE INDEX "chain_signatures_slot_idx" ON "chain_signatures" USING btree ("slot");--> statement-breakpoint
 CREATE UNIQUE INDEX "overrides_vault_nonce_idx" ON "overrides" USING btree ("vault_id","nonce");--> statement-breakpoint
-CREATE INDEX "overrides_vault_created_idx" ON "overrides" USING btree ("vault_id","created_at" DESC NULLS LAST,"id");--> statement-breakpoint
-CREATE INDEX "overrides_status_created_idx" ON "overrides" USING btree ("status","created_at" DESC NULLS LAST,"id");--> statement-breakpoint
+CREATE INDEX "overrides_vault_created_idx" ON "overrides" USING btree ("vault_id","created_at" DESC NULLS FIRST,"id");--> statement-breakpoint
+CREATE INDEX "overrides_status_created_idx" ON "overrides" USING btree ("status","created_at" DESC NULLS FIRST,"id");--> statement-breakpoint
+CREATE INDEX "overrides_created_idx" ON "overrides" USING btree ("created_at" DESC NULLS FIRST,"id");--> statement-breakpoint
 CREATE UNIQUE INDEX "transactions_signature_event_idx" ON "transactions" USING btree ("signature","event_index");--> statement-breakpoint
-CREATE INDEX "transactions_vault_timestamp_idx" ON "transactions" USING btree ("vault_id","timestamp" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "transactions_vault_status_timestamp_idx" ON "transactions" USING btree ("vault_id","status","timestamp" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "transactions_timestamp_idx" ON "transactions" USING btree ("timestamp" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "transactions_status_timestamp_idx" ON "transactions" USING btree ("status","timestamp" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "transactions_vault_timestamp_idx" ON "transactions" USING btree ("vault_id","timestamp" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "transactions_vault_status_timestamp_idx" ON "transactions" USING btree ("vault_id","status","timestamp" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "transactions_timestamp_idx" ON "transactions" USING btree ("timestamp" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "transactions_status_timestamp_idx" ON "transactions" USING btree ("status","timestamp" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
 CREATE INDEX "transactions_destination_idx" ON "transactions" USING btree ("destination");--> statement-breakpoint
 CREATE INDEX "transactions_override_idx" ON "transactions" USING btree ("override_id");--> statement-breakpoint
-CREATE INDEX "vaults_authority_created_idx" ON "vaults" USING btree ("authority","created_at" DESC NULLS LAST,"id");--> statement-breakpoint
-CREATE INDEX "vaults_created_idx" ON "vaults" USING btree ("created_at" DESC NULLS LAST,"id");--> statement-breakpoint
+CREATE INDEX "vaults_authority_created_idx" ON "vaults" USING btree ("authority","created_at" DESC NULLS FIRST,"id");--> statement-breakpoint
+CREATE INDEX "vaults_created_idx" ON "vaults" USING btree ("created_at" DESC NULLS FIRST,"id");--> statement-breakpoint
 CREATE INDEX "webhook_attempts_delivery_idx" ON "webhook_attempts" USING btree ("delivery_id","attempt");--> statement-breakpoint
 CREATE UNIQUE INDEX "webhook_deliveries_dedupe_idx" ON "webhook_deliveries" USING btree ("webhook_id","dedupe_key");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_due_idx" ON "webhook_deliveries" USING btree ("next_attempt_at") WHERE "webhook_deliveries"."status" = 'pending';--> statement-breakpoint

@@ -56,6 +56,17 @@ export const chainCursors = pgTable('chain_cursors', {
   name: text('name').primaryKey(),
   signature: text('signature'),
   slot: bigint('slot', { mode: 'number' }),
-  lastEventAt: timestamptz('last_event_at'),
   updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+});
+
+/** Liveness of the active ingestor, written on a timer so any process (API-only too) can report it. */
+export const chainHeartbeats = pgTable('chain_heartbeats', {
+  name: text('name').primaryKey(),
+  /** `connected` (log subscription up), `connecting` (re-subscribing) or `disconnected` (stopped). */
+  status: text('status').notNull(),
+  /** Which process holds the ingestor lock (host:pid), for operators. */
+  instance: text('instance').notNull(),
+  /** When the oldest known but not yet applied signature was first seen; null when caught up. */
+  behindSince: timestamptz('behind_since'),
+  beatAt: timestamptz('beat_at').notNull().defaultNow(),
 });

@@ -1,6 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { date, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { lamports, timestamptz } from './columns.js';
+import { date, integer, numeric, pgTable, primaryKey, smallint, text } from 'drizzle-orm/pg-core';
+import { timestamptz } from './columns.js';
+
+/** A sum of u64 amounts: wider than u64, since a day's or a block's total can exceed it. */
+const volume = (name: string) => numeric(name, { precision: 30, scale: 0, mode: 'bigint' });
 
 /** Vault key of the global (all vaults) row. */
 export const GLOBAL_METRICS_KEY = '*';
@@ -12,10 +15,10 @@ export const dailyMetrics = pgTable(
     vaultKey: text('vault_key').notNull(),
     day: date('day', { mode: 'string' }).notNull(),
     executedCount: integer('executed_count').notNull().default(0),
-    executedVolume: lamports('executed_volume').notNull().default(sql`0`),
+    executedVolume: volume('executed_volume').notNull().default(sql`0`),
     blockedCount: integer('blocked_count').notNull().default(0),
-    blockedVolume: lamports('blocked_volume').notNull().default(sql`0`),
-    fees: lamports('fees').notNull().default(sql`0`),
+    blockedVolume: volume('blocked_volume').notNull().default(sql`0`),
+    fees: volume('fees').notNull().default(sql`0`),
     overridesRequested: integer('overrides_requested').notNull().default(0),
     overridesApproved: integer('overrides_approved').notNull().default(0),
     overridesRejected: integer('overrides_rejected').notNull().default(0),
@@ -23,6 +26,40 @@ export const dailyMetrics = pgTable(
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.vaultKey, t.day] })],
+);
+
+/**
+ * Executed transfers per destination, per vault (and global `*`) per UTC day: analytics ranks top
+ * destinations from these instead of scanning transactions.
+ */
+export const dailyDestinationMetrics = pgTable(
+  'daily_destination_metrics',
+  {
+    vaultKey: text('vault_key').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    destination: text('destination').notNull(),
+    executedCount: integer('executed_count').notNull(),
+    executedVolume: volume('executed_volume').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.vaultKey, t.day, t.destination] })],
+);
+
+/**
+ * The same summed over aligned blocks of 2^level days (level 1..10; block n of a level covers epoch
+ * days n·2^level … (n+1)·2^level − 1), kept by the rollup: any range is a handful of blocks per
+ * destination, so ranking destinations over a year reads about 14 rows each, not 365.
+ */
+export const destinationBlockMetrics = pgTable(
+  'destination_block_metrics',
+  {
+    vaultKey: text('vault_key').notNull(),
+    level: smallint('level').notNull(),
+    startDay: date('start_day', { mode: 'string' }).notNull(),
+    destination: text('destination').notNull(),
+    executedCount: integer('executed_count').notNull(),
+    executedVolume: volume('executed_volume').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.vaultKey, t.level, t.startDay, t.destination] })],
 );
 
 /** Days whose figures changed since the last rollup; written in the transaction that changed them. */

@@ -29,8 +29,10 @@ export const overrides = pgTable(
   },
   (t) => [
     uniqueIndex('overrides_vault_nonce_idx').on(t.vaultId, t.nonce),
-    index('overrides_vault_created_idx').on(t.vaultId, t.createdAt.desc(), t.id),
-    index('overrides_status_created_idx').on(t.status, t.createdAt.desc(), t.id),
+    // `desc nulls first` is what a plain `order by … desc` means: only then can a list read the index in order.
+    index('overrides_vault_created_idx').on(t.vaultId, t.createdAt.desc().nullsFirst(), t.id),
+    index('overrides_status_created_idx').on(t.status, t.createdAt.desc().nullsFirst(), t.id),
+    index('overrides_created_idx').on(t.createdAt.desc().nullsFirst(), t.id),
     check('overrides_status_check', sql`${t.status} in ('pending', 'approved', 'rejected', 'executed')`),
   ],
 );

@@ -31,10 +31,24 @@ export const transactions = pgTable(
   },
   (t) => [
     uniqueIndex('transactions_signature_event_idx').on(t.signature, t.eventIndex),
-    index('transactions_vault_timestamp_idx').on(t.vaultId, t.timestamp.desc(), t.id.desc()),
-    index('transactions_vault_status_timestamp_idx').on(t.vaultId, t.status, t.timestamp.desc(), t.id.desc()),
-    index('transactions_timestamp_idx').on(t.timestamp.desc(), t.id.desc()),
-    index('transactions_status_timestamp_idx').on(t.status, t.timestamp.desc(), t.id.desc()),
+    // `desc nulls first` is what a plain `order by … desc` means: only then can a list read the index in order.
+    index('transactions_vault_timestamp_idx').on(
+      t.vaultId,
+      t.timestamp.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
+    index('transactions_vault_status_timestamp_idx').on(
+      t.vaultId,
+      t.status,
+      t.timestamp.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
+    index('transactions_timestamp_idx').on(t.timestamp.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    index('transactions_status_timestamp_idx').on(
+      t.status,
+      t.timestamp.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
     index('transactions_destination_idx').on(t.destination),
     index('transactions_override_idx').on(t.overrideId),
     check('transactions_status_check', sql`${t.status} in ('executed', 'blocked', 'pending')`),

@@ -1,0 +1,105 @@
+// Child processes of HTTP benchmarks: free ports, readiness, CPU time and peak RSS from /proc (Linux).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+// Children die with the benchmark, whatever ends it.
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+/** User + system CPU seconds a process has used (0 once it is gone). */
+export function processCpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+export interface ServerProcess {
+  readonly baseUrl: string;
+  readonly child: ChildProcess;
+  /** User + system CPU seconds the process has used so far. */
+  cpuSeconds(): number;
+  /** Peak resident set size so far (VmHWM), in MB. */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
+    try {
+      await (await fetch(url)).arrayBuffer();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+  });
+}
+
+/** Starts `node <args>` with PORT set, and waits until `readyPath` answers. */
+export async function startServer(options: {
+  args: readonly string[];
+  env: Record<string, string>;
+  cwd: string;
+  readyPath?: string;
+  timeoutMs?: number;
+}): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...options.args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...options.env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${baseUrl}${options.readyPath ?? '/'}`, child, options.timeoutMs ?? 60_000);
+  const status = () => readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  return {
+    baseUrl,
+    child,
+    cpuSeconds: () => processCpuSeconds(child.pid!),
+    peakRssMb: () => Math.round(Number(/VmHWM:\s+(\d+)/.exec(status())?.[1] ?? 0) / 1024),
+    stop: () => stopChild(child),
+  };
+}
+
+/** The platform's ceiling: node:http answering every request with one fixed JSON body. */
+export function startCeiling(body: string, cwd: string): Promise<ServerProcess> {
+  const source = `
+    const http = require('node:http');
+    const body = Buffer.from(process.env.BODY);
+    http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+      res.end(body);
+    }).listen(Number(process.env.PORT), process.env.HOST);`;
+  return startServer({ args: ['-e', source], env: { BODY: body }, cwd });
+}

@@ -1,0 +1,457 @@
+// npm run chaos: several Vaultkeeper processes on one PostgreSQL and Redis, a stream of program
+// transactions and API traffic, and meanwhile killed processes, restarted servers, dropped sockets and
+// an RPC outage. At the end the database and the receiver's log are compared with the validator's ledger.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { createTestWallet } from '../test/support/wallet.js';
+
+const { values: args } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '10' },
+    kills: { type: 'string', default: '20' },
+    rate: { type: 'string', default: '8' },
+    short: { type: 'boolean', default: false },
+    'no-server-restarts': { type: 'boolean', default: false },
+  },
+});
+const SHORT = args.short;
+const DURATION_MS = (SHORT ? 1.2 : Number(args.minutes)) * 60_000;
+const MIN_KILLS = SHORT ? 6 : Number(args.kills);
+const TX_PER_SECOND = Number(args.rate);
+const RESTART_SERVERS = !args['no-server-restarts'];
+const PG_ADMIN = process.env.CHAOS_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.CHAOS_REDIS_URL ?? 'redis://127.0.0.1:6379/7';
+const BASE_PORT = 39_000 + Math.floor(Math.random() * 500) * 2;
+
+const log = (message: string) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${message}`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const random = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await check().catch(() => false)) return Date.now() - started;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+// ---------- the validator, in its own process so that killing ours never touches it
+const validatorPort = BASE_PORT;
+const validator = spawn(
+  process.execPath,
+  ['--import', 'tsx', 'test/support/fake-validator/main.ts', '--port', String(validatorPort)],
+  {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
+const rpcUrl = `http://127.0.0.1:${validatorPort}`;
+async function control<T = unknown>(method: string, ...params: unknown[]): Promise<T> {
+  const res = await fetch(`${rpcUrl}/_control/${method}`, { method: 'POST', body: JSON.stringify(params) });
+  const body = (await res.json()) as { result?: T; error?: string };
+  if (body.error !== undefined) throw new Error(`${method}: ${body.error}`);
+  return body.result as T;
+}
+
+// ---------- the webhook receiver: records each delivery id once, verifies the HMAC
+const received = new Map<string, number>();
+let badSignatures = 0;
+let secret = '';
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks).toString('utf8');
+    const id = String(req.headers['webhook-id'] ?? '');
+    try {
+      const parsed = JSON.parse(body) as {
+        id: string;
+        event: string;
+        timestamp: string;
+        data: unknown;
+        signature: string;
+      };
+      const expected = createHmac('sha256', secret)
+        .update(
+          JSON.stringify({
+            id: parsed.id,
+            event: parsed.event,
+            timestamp: parsed.timestamp,
+            data: parsed.data,
+          }),
+        )
+        .digest('hex');
+      if (expected !== parsed.signature) badSignatures += 1;
+    } catch {
+      badSignatures += 1;
+    }
+    received.set(id, (received.get(id) ?? 0) + 1);
+    res.writeHead(200).end('ok');
+  });
+});
+
+// ---------- the service processes
+interface Service {
+  name: string;
+  roles: string;
+  port: number;
+  child: ChildProcess | null;
+  kills: number;
+}
+const dbName = `vk_chaos_${Date.now()}`;
+const databaseUrl = (() => {
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${dbName}`;
+  return url.toString();
+})();
+const services: Service[] = [
+  { name: 'api-1', roles: 'api', port: BASE_PORT + 11, child: null, kills: 0 },
+  { name: 'api-2', roles: 'api', port: BASE_PORT + 12, child: null, kills: 0 },
+  { name: 'ingestor-1', roles: 'ingestor', port: BASE_PORT + 13, child: null, kills: 0 },
+  { name: 'ingestor-2', roles: 'ingestor', port: BASE_PORT + 14, child: null, kills: 0 },
+  { name: 'worker-1', roles: 'worker', port: BASE_PORT + 15, child: null, kills: 0 },
+  { name: 'worker-2', roles: 'worker', port: BASE_PORT + 16, child: null, kills: 0 },
+];
+function start(service: Service): void {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: {
+      ...process.env,
+      ROLES: service.roles,
+      PORT: String(service.port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL,
+      SOLANA_CLUSTER: 'localnet',
+      SOLANA_RPC_URL: rpcUrl,
+      SOLANA_WS_URL: `ws://127.0.0.1:${validatorPort}`,
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '1,2,3,5,5,5,5,5,5,5',
+      BACKFILL_INTERVAL_SECONDS: '5',
+      LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    const text = chunk.toString().trim();
+    if (text !== '') process.stderr.write(`[${service.name}] ${text.slice(0, 500)}\n`);
+  });
+  service.child = child;
+}
+
+// ---------- API traffic, counting 5xx while something is down
+const traffic = { requests: 0, ok: 0, clientErrors: 0, serverErrors: 0, refused: 0 };
+const apiPorts = services.filter((s) => s.roles === 'api').map((s) => s.port);
+
+async function apiTraffic(signal: AbortSignal, vaults: string[]): Promise<void> {
+  const paths = () => [
+    '/api/health',
+    '/api/vaults?limit=10',
+    `/api/vaults/${random(vaults)}`,
+    `/api/transactions?vault=${random(vaults)}&limit=20`,
+    `/api/overrides?vault=${random(vaults)}`,
+  ];
+  while (!signal.aborted) {
+    traffic.requests += 1;
+    try {
+      // X-Forwarded-For is not trusted: all traffic is one client, so stay below the read budget.
+      const res = await fetch(`http://127.0.0.1:${random(apiPorts)}${random(paths())}`, {
+        signal: AbortSignal.timeout(5_000),
+      });
+      if (res.status >= 500) traffic.serverErrors += 1;
+      else if (res.status >= 400) traffic.clientErrors += 1;
+      else traffic.ok += 1;
+      await res.arrayBuffer();
+    } catch {
+      traffic.refused += 1;
+    }
+    await sleep(700);
+  }
+}
+
+// ---------- program transactions
+interface VaultInfo {
+  vault: string;
+}
+let submitted = 0;
+async function chainTraffic(signal: AbortSignal, vaults: VaultInfo[]): Promise<void> {
+  const destination = createTestWallet().address;
+  while (!signal.aborted) {
+    const started = Date.now();
+    const { vault } = random(vaults);
+    const roll = Math.random();
+    try {
+      if (roll < 0.7)
+        await control('execute', vault, { destination, amount: 1_000 + Math.floor(Math.random() * 5_000) });
+      else if (roll < 0.85)
+        await control('block', vault, {
+          destination,
+          amount: 7_000,
+          reason: 'not_whitelisted',
+          withOverride: false,
+        });
+      else if (roll < 0.95) {
+        const blocked = await control<{ overrideNonce: string }>('block', vault, {
+          destination,
+          amount: 9_000,
+          reason: 'exceeded_daily_limit',
+          withOverride: true,
+        });
+        await control('createOverride', vault, { nonce: blocked.overrideNonce });
+        await control('approveOverride', vault, blocked.overrideNonce);
+        await control('executeApprovedOverride', vault, blocked.overrideNonce);
+      } else if (roll < 0.975) await control('pause', vault);
+      else await control('resume', vault);
+      submitted += 1;
+    } catch (error) {
+      log(`scenario call failed (ignored): ${(error as Error).message}`);
+    }
+    await sleep(Math.max(0, 1000 / TX_PER_SECOND - (Date.now() - started)));
+  }
+}
+
+// ---------- faults
+const recoveries: { fault: string; ms: number }[] = [];
+const pgVersion = () => execFileSync('ls', ['/etc/postgresql']).toString().trim().split('\n').pop()!;
+async function healthy(port: number): Promise<boolean> {
+  const res = await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(2_000) });
+  const body = (await res.json()) as { database: string };
+  return res.status === 200 && body.database === 'connected';
+}
+async function injectFault(): Promise<void> {
+  const faults = [
+    'kill',
+    'kill',
+    'kill',
+    'kill',
+    'sockets',
+    'outage',
+    ...(RESTART_SERVERS ? ['postgres', 'redis'] : []),
+  ];
+  const fault = random(faults);
+  if (fault === 'kill') {
+    const victim = random(services);
+    log(`SIGKILL ${victim.name}`);
+    victim.child?.kill('SIGKILL');
+    victim.kills += 1;
+    await sleep(500 + Math.random() * 2_000);
+    const started = Date.now();
+    start(victim);
+    if (victim.roles === 'api') {
+      await waitUntil(() => healthy(victim.port), 60_000, `${victim.name} back`);
+      recoveries.push({ fault: `kill ${victim.name}`, ms: Date.now() - started });
+    }
+  } else if (fault === 'sockets') {
+    log('validator drops every WebSocket');
+    await control('dropSockets');
+  } else if (fault === 'outage') {
+    log('RPC outage for 8 s');
+    await control('setOutage', true);
+    await sleep(8_000);
+    await control('setOutage', false);
+  } else if (fault === 'postgres') {
+    log('restarting PostgreSQL');
+    execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', pgVersion(), 'main', 'restart']);
+    const ms = await waitUntil(() => healthy(apiPorts[0]!), 60_000, 'API sees the database again');
+    recoveries.push({ fault: 'postgres restart', ms });
+  } else if (fault === 'redis') {
+    log('restarting Redis');
+    const port = new URL(REDIS_URL).port || '6379';
+    try {
+      execFileSync('redis-cli', ['-p', port, 'shutdown', 'nosave']);
+    } catch {}
+    await sleep(1_000);
+    execFileSync('redis-server', [
+      '--daemonize',
+      'yes',
+      '--bind',
+      '127.0.0.1',
+      '-::1',
+      '--port',
+      port,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+    ]);
+    recoveries.push({
+      fault: 'redis restart',
+      ms: await waitUntil(() => healthy(apiPorts[0]!), 30_000, 'Redis back'),
+    });
+  }
+}
+
+// ---------- the run
+async function main(): Promise<number> {
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  await admin.connect();
+  await admin.query(`create database ${dbName}`);
+  await admin.end();
+  await waitUntil(async () => (await fetch(`${rpcUrl}/health`)).ok, 30_000, 'validator');
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  for (const service of services) start(service);
+  await waitUntil(() => healthy(apiPorts[0]!), 60_000, 'api-1 healthy');
+  await waitUntil(() => healthy(apiPorts[1]!), 60_000, 'api-2 healthy');
+
+  const owner = createTestWallet();
+  const hook = await fetch(`http://127.0.0.1:${apiPorts[0]}/api/webhooks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...owner.authHeaders() },
+    body: JSON.stringify({
+      url: receiverUrl,
+      events: [
+        'transaction.executed',
+        'transaction.blocked',
+        'override.approved',
+        'override.executed',
+        'vault.paused',
+        'vault.resumed',
+      ],
+    }),
+  });
+  if (hook.status !== 201)
+    throw new Error(`webhook subscription failed: ${hook.status} ${await hook.text()}`);
+  secret = ((await hook.json()) as { secret: string }).secret;
+
+  const vaults: VaultInfo[] = [];
+  for (let i = 0; i < 3; i += 1) {
+    const created = await control<{ vault: string }>('createVault', {
+      authority: owner.address,
+      dailyLimit: '1000000000000',
+      name: `chaos vault ${i + 1}`,
+    });
+    await control('deposit', created.vault, '500000000000');
+    vaults.push({ vault: created.vault });
+  }
+  log(`database ${dbName}; validator ${rpcUrl}; ${services.length} processes; ${DURATION_MS / 1000} s`);
+
+  const stopTraffic = new AbortController();
+  const runners = [
+    chainTraffic(stopTraffic.signal, vaults),
+    apiTraffic(
+      stopTraffic.signal,
+      vaults.map((v) => v.vault),
+    ),
+  ];
+  const deadline = Date.now() + DURATION_MS;
+  const faultEvery = DURATION_MS / (MIN_KILLS * 1.6);
+  while (Date.now() < deadline) {
+    await sleep(faultEvery * (0.5 + Math.random()));
+    await injectFault().catch((error: Error) => log(`fault step failed: ${error.message}`));
+  }
+  // Make sure the minimum number of kills happened.
+  while (services.reduce((n, s) => n + s.kills, 0) < MIN_KILLS) {
+    const victim = random(services);
+    victim.child?.kill('SIGKILL');
+    victim.kills += 1;
+    start(victim);
+    await sleep(1_000);
+  }
+  stopTraffic.abort();
+  await Promise.all(runners);
+  log('traffic stopped; waiting for ingestion and deliveries to converge');
+
+  const ledger =
+    await control<{ signature: string; err: unknown; events: { name: string; index?: number }[] }[]>(
+      'ledger',
+    );
+  const expectedTransfers = new Set<string>();
+  const webhookEvents = new Map<string, string[]>([
+    ['TransactionExecuted', ['transaction.executed']],
+    ['TransactionBlocked', ['transaction.blocked']],
+    ['OverrideApproved', ['override.approved']],
+    ['VaultPaused', ['vault.paused']],
+    ['VaultResumed', ['vault.resumed']],
+  ]);
+  let expectedDeliveries = 0;
+  for (const entry of ledger) {
+    entry.events.forEach((event, index) => {
+      const counts = entry.err === null || event.name === 'TransactionBlocked';
+      if (!counts) return;
+      if (event.name === 'TransactionExecuted' || event.name === 'TransactionBlocked') {
+        expectedTransfers.add(`${entry.signature}:${index}`);
+      }
+      expectedDeliveries += webhookEvents.get(event.name)?.length ?? 0;
+    });
+  }
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const settle = async () => {
+    const { rows } = await db.query<{ n: number }>(
+      'select count(*)::int as n from transactions where signature is not null',
+    );
+    return rows[0]!.n >= expectedTransfers.size;
+  };
+  const ingestMs = await waitUntil(settle, 180_000, 'ingestion to catch up').catch(() => -1);
+  const deliveriesMs = await waitUntil(
+    async () => new Set(received.keys()).size >= expectedDeliveries,
+    240_000,
+    'deliveries to arrive',
+  ).catch(() => -1);
+
+  const { rows: stored } = await db.query<{ key: string; n: number }>(
+    `select signature || ':' || event_index as key, count(*)::int as n from transactions where signature is not null group by 1`,
+  );
+  const storedKeys = new Map(stored.map((r) => [r.key, r.n]));
+  const missing = [...expectedTransfers].filter((key) => !storedKeys.has(key));
+  const duplicated = stored.filter((r) => r.n > 1).length;
+  const unexpected = stored.filter((r) => !expectedTransfers.has(r.key)).length;
+  const { rows: due } = await db.query<{ id: string }>('select id from webhook_deliveries');
+  const missingDeliveries = due.filter((d) => !received.has(d.id)).length;
+  await db.end();
+
+  const report = {
+    durationSeconds: Math.round(DURATION_MS / 1000),
+    processKills: services.reduce((n, s) => n + s.kills, 0),
+    killsByProcess: Object.fromEntries(services.map((s) => [s.name, s.kills])),
+    scenariosSubmitted: submitted,
+    transactionsOnChain: expectedTransfers.size,
+    ingested: expectedTransfers.size - missing.length,
+    missing: missing.length,
+    duplicated,
+    unexpected,
+    deliveriesExpected: expectedDeliveries,
+    deliveriesDue: due.length,
+    deliveriesReceived: received.size,
+    deliveriesMissing: missingDeliveries + Math.max(0, expectedDeliveries - due.length),
+    deliveriesReceivedMoreThanOnce: [...received.values()].filter((n) => n > 1).length,
+    badSignatures,
+    apiRequests: traffic.requests,
+    api5xx: traffic.serverErrors,
+    apiConnectionErrors: traffic.refused,
+    recoveryMs: recoveries,
+    convergeMs: { ingestion: ingestMs, deliveries: deliveriesMs },
+  };
+  console.log(JSON.stringify(report, null, 2));
+  const ok =
+    report.missing === 0 &&
+    report.duplicated === 0 &&
+    report.unexpected === 0 &&
+    report.deliveriesMissing === 0 &&
+    report.badSignatures === 0 &&
+    report.processKills >= MIN_KILLS;
+  console.log(ok ? 'chaos: PASS' : 'chaos: FAIL');
+  return ok ? 0 : 1;
+}
+
+let exitCode = 1;
+try {
+  exitCode = await main();
+} catch (error) {
+  console.error(`chaos: FAIL: ${(error as Error).stack}`);
+} finally {
+  for (const service of services) service.child?.kill('SIGKILL');
+  validator.kill('SIGTERM');
+  receiver.close();
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  await admin
+    .connect()
+    .then(() => admin.query(`drop database if exists ${dbName} with (force)`))
+    .then(() => admin.end())
+    .catch(() => {});
+  process.exit(exitCode);
+}

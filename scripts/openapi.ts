@@ -1,0 +1,74 @@
+// Writes docs/openapi.json from the route schemas (npm run openapi); `--check` exits 1 when the
+// committed document differs from what the code generates (CI's drift check).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from '../src/app.js';
+import { type AppDeps, createRpcClients } from '../src/app-deps.js';
+import { createMemoryCache } from '../src/cache/index.js';
+import { loadConfig } from '../src/config.js';
+import { createDisconnectedChainStatus } from '../src/domain/health/chain-status.js';
+import { systemClock } from '../src/lib/clock.js';
+import { createLogger } from '../src/lib/logger.js';
+import { createMetrics } from '../src/lib/metrics.js';
+import { createRollingWindow } from '../src/lib/rolling-window.js';
+import { createDatabase } from '../src/storage/database.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const target = resolve(root, 'docs/openapi.json');
+
+/** The document as the code generates it, independent of the caller's environment. */
+async function generate(): Promise<string> {
+  const { version } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string };
+  const config = loadConfig({
+    DATABASE_URL: 'memory://',
+    LOG_LEVEL: 'silent',
+    PUBLIC_BASE_URL: 'http://localhost:3000',
+    npm_package_version: version,
+  });
+  const storage = await createDatabase(config.database);
+  const deps: AppDeps = {
+    config,
+    storage,
+    cache: createMemoryCache(),
+    logger: createLogger({ level: 'silent' }),
+    clock: systemClock,
+    metrics: createMetrics(),
+    rpc: createRpcClients(config).rpc,
+    chainStatus: createDisconnectedChainStatus(config.cluster),
+    requestStats: createRollingWindow(),
+    startedAt: Date.now(),
+  };
+  const app = await buildApp(deps);
+  try {
+    await app.ready();
+    return `${JSON.stringify(app.swagger(), null, 2)}\n`;
+  } finally {
+    await app.close();
+    await storage.close();
+  }
+}
+
+function firstDifference(a: string, b: string): string {
+  const left = a.split('\n');
+  const right = b.split('\n');
+  const line = left.findIndex((text, i) => text !== right[i]);
+  const at = line === -1 ? left.length : line;
+  return `line ${at + 1}:\n  committed: ${right[at] ?? '(end of file)'}\n  generated: ${left[at] ?? '(end of file)'}`;
+}
+
+const generated = await generate();
+if (process.argv.includes('--check')) {
+  const committed = existsSync(target) ? readFileSync(target, 'utf8') : '';
+  if (committed !== generated) {
+    process.stderr.write(
+      `docs/openapi.json is out of date with the route schemas; run \`npm run openapi\` and commit it.\nFirst difference at ${firstDifference(generated, committed)}\n`,
+    );
+    process.exit(1);
+  }
+  process.stdout.write('docs/openapi.json matches the route schemas\n');
+} else {
+  writeFileSync(target, generated);
+  process.stdout.write(`wrote ${target}\n`);
+}
+process.exit(0);

@@ -1,0 +1,74 @@
+// Single use of each accepted signature: the shared cache (Redis) when it answers, this process otherwise.
+import type { Cache } from '../../cache/cache.js';
+import type { Clock } from '../../lib/clock.js';
+
+export interface ReplayGuard {
+  /** True when this call is the first to claim `key` within ttlSeconds; false for a replay. */
+  claim(key: string, ttlSeconds: number): Promise<boolean>;
+}
+
+/**
+ * Claims through `cache.setIfAbsent` (shared by every instance on Redis). When the cache throws
+ * (Redis unreachable) the claim falls back to an exact in-process set, so protection never lapses
+ * inside one instance while the shared store is down.
+ */
+export function createReplayGuard(deps: {
+  readonly cache: Pick<Cache, 'setIfAbsent'>;
+  readonly clock: Clock;
+  readonly onSharedStoreError?: (error: unknown) => void;
+}): ReplayGuard {
+  const local = createLocalClaims(deps.clock);
+  return {
+    async claim(key, ttlSeconds) {
+      try {
+        return await deps.cache.setIfAbsent(key, ttlSeconds);
+      } catch (error) {
+        deps.onSharedStoreError?.(error);
+        return local.claim(key, ttlSeconds);
+      }
+    },
+  };
+}
+
+const BUCKET_MS = 1_000;
+
+/**
+ * An exact set of claimed keys that forgets each key only after its TTL: keys are filed in
+ * one-second expiry buckets, and whole buckets are dropped once they are past (at most once a second).
+ */
+export function createLocalClaims(clock: Clock) {
+  const expiresAt = new Map<string, number>();
+  const buckets = new Map<number, string[]>();
+  let sweptUntil = Math.floor(clock.now().getTime() / BUCKET_MS);
+
+  function sweep(nowMs: number): void {
+    const current = Math.floor(nowMs / BUCKET_MS);
+    if (current <= sweptUntil) return;
+    for (const [bucket, keys] of buckets) {
+      if (bucket >= current) continue;
+      for (const key of keys)
+        if ((expiresAt.get(key) ?? Number.POSITIVE_INFINITY) <= nowMs) expiresAt.delete(key);
+      buckets.delete(bucket);
+    }
+    sweptUntil = current;
+  }
+
+  return {
+    claim(key: string, ttlSeconds: number): boolean {
+      const nowMs = clock.now().getTime();
+      sweep(nowMs);
+      const existing = expiresAt.get(key);
+      if (existing !== undefined && existing > nowMs) return false;
+      const expiry = nowMs + ttlSeconds * 1000;
+      expiresAt.set(key, expiry);
+      const bucket = Math.floor(expiry / BUCKET_MS);
+      const keys = buckets.get(bucket);
+      if (keys === undefined) buckets.set(bucket, [key]);
+      else keys.push(key);
+      return true;
+    },
+    get size(): number {
+      return expiresAt.size;
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// Webhook `data` objects (DECISIONS §7), built at enqueue time from the projected rows with the
+// read API's own serializers, so a webhook shows a resource exactly as the API does.
+import type { SolanaCluster } from '../../config.js';
+import type { OverrideRow, TransactionRow } from '../../storage/schema/index.js';
+import { buildBlinkUrl, toOverrideResource } from '../overrides/override-resource.js';
+import { toTransactionResource } from '../transactions/transaction-resource.js';
+import { toVaultDetail, type VaultRecord } from '../vaults/vault-resource.js';
+
+export { buildBlinkUrl };
+
+export interface PayloadLinks {
+  readonly publicBaseUrl: string;
+  readonly cluster: SolanaCluster;
+}
+
+/** `vault.created` / `vault.paused` / `vault.resumed`: `{ vault }` plus the vault object. */
+export function buildVaultPayload(row: VaultRecord) {
+  return { vault: row.address, ...toVaultDetail(row) };
+}
+
+/** `policy.updated`: the new policy values. */
+export function buildPolicyPayload(
+  vault: string,
+  policy: { dailyLimit: bigint; whitelistCount: number; agentSigner: string },
+) {
+  return {
+    vault,
+    dailyLimit: policy.dailyLimit.toString(),
+    whitelistCount: policy.whitelistCount,
+    agentSigner: policy.agentSigner,
+  };
+}
+
+/** `transaction.executed`: the transaction object (as a transaction list item). */
+export function buildTransactionPayload(row: TransactionRow, vault: string, links: PayloadLinks) {
+  return toTransactionResource({ ...row, vaultAddress: vault, overrideNonce: null }, links);
+}
+
+/** `transaction.blocked`, exactly as the specification lists it (plus the attempt's signature). */
+export function buildBlockedPayload(
+  row: TransactionRow,
+  vault: string,
+  blinkUrl: string | null,
+  signature: string,
+) {
+  return {
+    vault,
+    destination: row.destination,
+    amount: row.amount.toString(),
+    blockReason: row.blockReason,
+    blinkUrl,
+    signature,
+  };
+}
+
+/** `override.*`: the override object with its vault address and Blink URL; `expired` as of `at`. */
+export function buildOverridePayload(row: OverrideRow, vault: string, publicBaseUrl: string, at: Date) {
+  return toOverrideResource({ ...row, vaultAddress: vault }, { publicBaseUrl, now: at });
+}

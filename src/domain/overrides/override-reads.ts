@@ -1,0 +1,132 @@
+// Public override reads: lists newest first (createdAt desc, then id) and one override by (vault, nonce).
+import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm';
+import { CACHE_TTL, CROSS_VAULT_TAG, vaultTag } from '../../cache/tags.js';
+import { AppError, validationError } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { parseLamports } from '../../lib/lamports.js';
+import {
+  isPastEnd,
+  type PageRequest,
+  type Pagination,
+  pageOffset,
+  toPageRequest,
+  toPagination,
+} from '../../lib/pagination.js';
+import type { Database } from '../../storage/database.js';
+import { type OverrideStatus, overrides } from '../../storage/schema/overrides.js';
+import { vaults } from '../../storage/schema/vaults.js';
+import type { ReadCache } from '../read-cache.js';
+import { findVault, vaultNotFound } from '../vaults/vault-reads.js';
+import { type OverrideResource, toOverrideResource, withCurrentExpiry } from './override-resource.js';
+
+export interface OverrideListQuery {
+  vault?: string | undefined;
+  status?: OverrideStatus | undefined;
+  page?: number | undefined;
+  limit?: number | undefined;
+}
+
+export interface OverrideList {
+  overrides: OverrideResource[];
+  pagination: Pagination;
+}
+
+export interface OverrideReadDeps {
+  readonly db: Database;
+  readonly readCache: ReadCache;
+  readonly clock: Clock;
+  readonly publicBaseUrl: string;
+}
+
+const recordColumns = {
+  id: overrides.id,
+  vaultId: overrides.vaultId,
+  vaultAddress: vaults.address,
+  nonce: overrides.nonce,
+  destination: overrides.destination,
+  amount: overrides.amount,
+  status: overrides.status,
+  expiresAt: overrides.expiresAt,
+  createdAt: overrides.createdAt,
+};
+
+export function createOverrideReadService(deps: OverrideReadDeps) {
+  const { db, readCache, clock, publicBaseUrl } = deps;
+
+  async function loadList(query: OverrideListQuery, request: PageRequest): Promise<OverrideList> {
+    const filters: SQL[] = [];
+    if (query.vault !== undefined) {
+      const vault = await findVault(db, query.vault);
+      if (vault === null) throw vaultNotFound(query.vault);
+      filters.push(eq(overrides.vaultId, vault.id));
+    }
+    if (query.status !== undefined) filters.push(eq(overrides.status, query.status));
+    const where = and(...filters);
+    const [counted] = await db.select({ total: count() }).from(overrides).where(where);
+    const total = counted?.total ?? 0;
+    const now = clock.now();
+    const records = isPastEnd(request, total)
+      ? []
+      : await db
+          .select(recordColumns)
+          .from(overrides)
+          .innerJoin(vaults, eq(vaults.id, overrides.vaultId))
+          .where(where)
+          .orderBy(desc(overrides.createdAt), asc(overrides.id))
+          .limit(request.limit)
+          .offset(pageOffset(request));
+    return {
+      overrides: records.map((record) => toOverrideResource(record, { publicBaseUrl, now })),
+      pagination: toPagination(request, total),
+    };
+  }
+
+  async function loadOne(vaultAddress: string, nonce: bigint): Promise<OverrideResource> {
+    const [record] = await db
+      .select(recordColumns)
+      .from(overrides)
+      .innerJoin(vaults, eq(vaults.id, overrides.vaultId))
+      .where(and(eq(vaults.address, vaultAddress), eq(overrides.nonce, nonce)))
+      .limit(1);
+    if (record !== undefined) return toOverrideResource(record, { publicBaseUrl, now: clock.now() });
+    if ((await findVault(db, vaultAddress)) === null) throw vaultNotFound(vaultAddress);
+    throw new AppError('OVERRIDE_NOT_FOUND', 'Override not found', {
+      vault: vaultAddress,
+      nonce: nonce.toString(),
+    });
+  }
+
+  return {
+    /** Overrides newest first, optionally of one vault (unknown: VAULT_NOT_FOUND) and one status. */
+    async listOverrides(query: OverrideListQuery): Promise<OverrideList> {
+      const request = toPageRequest(query);
+      const key = `overrides:${query.vault ?? '*'}:${query.status ?? '*'}:${request.page}:${request.limit}`;
+      const tags = [query.vault === undefined ? CROSS_VAULT_TAG : vaultTag(query.vault)];
+      const list = await readCache.read(
+        key,
+        CACHE_TTL.transactionList,
+        () => tags,
+        () => loadList(query, request),
+      );
+      const now = clock.now();
+      return { ...list, overrides: list.overrides.map((item) => withCurrentExpiry(item, now)) };
+    },
+
+    /** One override of a vault by nonce (a u64 as decimal text): VAULT_NOT_FOUND or OVERRIDE_NOT_FOUND when missing. */
+    async getOverride(vaultAddress: string, nonceText: string): Promise<OverrideResource> {
+      const nonce = parseLamports(nonceText, { allowZero: true });
+      if (nonce === null) {
+        throw validationError([{ path: 'params.nonce', message: 'must be an integer from 0 to 2^64-1' }]);
+      }
+      const resource = await readCache.read(
+        `override:${vaultAddress}:${nonce}`,
+        CACHE_TTL.transactionList,
+        () => [vaultTag(vaultAddress)],
+        () => loadOne(vaultAddress, nonce),
+      );
+      return withCurrentExpiry(resource, clock.now());
+    },
+  };
+}
+
+export type OverrideReadService = ReturnType<typeof createOverrideReadService>;

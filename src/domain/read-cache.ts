@@ -1,0 +1,64 @@
+// Read-through caching of public API reads (DECISIONS §9), with hit/miss metrics and single-flight loads.
+import type { Cache } from '../cache/cache.js';
+import type { Metrics } from '../lib/metrics.js';
+
+/** Bump when a cached shape changes, so instances sharing Redis never serve an older shape. */
+const KEY_PREFIX = 'read:v1:';
+
+export interface ReadCache {
+  /**
+   * The cached value of `key`, or `load()` stored for ttlSeconds under the tags `tagsOf` names.
+   * A load that throws (e.g. a *_NOT_FOUND error) is not cached.
+   */
+  read<T>(
+    key: string,
+    ttlSeconds: number,
+    tagsOf: (value: T) => readonly string[],
+    load: () => Promise<T>,
+  ): Promise<T>;
+}
+
+export interface ReadCacheDeps {
+  readonly cache: Cache;
+  readonly metrics: Pick<Metrics, 'cacheRequests'>;
+  /** False: every read goes to the database (READ_CACHE=false). */
+  readonly enabled: boolean;
+}
+
+export function createReadCache(deps: ReadCacheDeps): ReadCache {
+  const hits = deps.metrics.cacheRequests.labels('hit');
+  const misses = deps.metrics.cacheRequests.labels('miss');
+  // Concurrent misses of one key share one load instead of stampeding the database.
+  const inflight = new Map<string, Promise<unknown>>();
+
+  return {
+    async read<T>(
+      key: string,
+      ttlSeconds: number,
+      tagsOf: (value: T) => readonly string[],
+      load: () => Promise<T>,
+    ): Promise<T> {
+      if (!deps.enabled) return load();
+      const fullKey = KEY_PREFIX + key;
+      const cached = await deps.cache.get<T>(fullKey);
+      if (cached !== undefined) {
+        hits.inc();
+        return cached;
+      }
+      misses.inc();
+      const running = inflight.get(fullKey) as Promise<T> | undefined;
+      if (running !== undefined) return running;
+      const loading = (async () => {
+        try {
+          const value = await load();
+          await deps.cache.set(fullKey, value, ttlSeconds, tagsOf(value));
+          return value;
+        } finally {
+          inflight.delete(fullKey);
+        }
+      })();
+      inflight.set(fullKey, loading);
+      return loading;
+    },
+  };
+}

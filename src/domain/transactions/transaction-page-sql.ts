@@ -1,0 +1,90 @@
+// SQL of the transaction list pages, newest first (timestamp desc, then id desc), each filter served
+// by its own index. Numbers and times come back as text, ready for the API.
+import type { TransactionStatus } from '../../storage/schema/transactions.js';
+import { isoTimestamp } from '../prepared-rows.js';
+
+/** A page row as the SQL returns it. */
+export interface PageRow {
+  id: string;
+  signature: string | null;
+  vault_address: string;
+  destination: string;
+  amount: string;
+  fee_collected: string | null;
+  status: TransactionStatus;
+  block_reason: string | null;
+  ts: string;
+  nonce: string | null;
+}
+
+/** A vault page row: the vault's counters, then a transaction (its columns null when the window is empty). */
+export type VaultPageRow = {
+  [K in keyof PageRow]: K extends 'vault_address' ? string : PageRow[K] | null;
+} & {
+  transaction_count: number | string;
+  executed_count: number | string;
+  blocked_count: number | string;
+};
+
+export interface PageShape {
+  /** Filter by status (one more parameter, last). */
+  byStatus: boolean;
+  /**
+   * Later pages skip their offset on an index-only scan, then read the page's rows by id (a deferred
+   * join): a direct scan would read every skipped row from the table. Page 1 reads directly.
+   */
+  deferred: boolean;
+}
+
+// The override's nonce is looked up only for rows that have one (few do), not joined for every row.
+const columns = (vaultAddress: boolean) => `t.id, t.signature, t.destination, t.amount::text as amount,
+  t.fee_collected::text as fee_collected, t.status, t.block_reason, ${isoTimestamp('t.timestamp')} as ts,
+  case when t.override_id is not null
+    then (select o.nonce::text from overrides o where o.id = t.override_id) end as nonce
+  ${vaultAddress ? ', (select v.address from vaults v where v.id = t.vault_id) as vault_address' : ''}`;
+
+function window(
+  where: string,
+  limit: string,
+  offset: string,
+  shape: PageShape,
+  vaultAddress: boolean,
+): string {
+  if (!shape.deferred) {
+    return `
+      select ${columns(vaultAddress)}
+      from transactions t
+      where ${where}
+      order by t.timestamp desc, t.id desc
+      limit ${limit} offset ${offset}`;
+  }
+  return `
+    select ${columns(vaultAddress)}
+    from (
+      select t.id, t.timestamp from transactions t
+      where ${where}
+      order by t.timestamp desc, t.id desc
+      limit ${limit} offset ${offset}
+    ) page
+    cross join lateral (select * from transactions t where t.id = page.id) t
+    order by page.timestamp desc, page.id desc`;
+}
+
+/** Every vault's transactions: $1 limit, $2 offset[, $3 status]. */
+export function pageSql(shape: PageShape): string {
+  return window(shape.byStatus ? 't.status = $3' : 'true', '$1', '$2', shape, true);
+}
+
+/**
+ * One vault's transactions in one round trip: the vault row (its counters give the total) and,
+ * laterally, the window; a page past the vault's last transaction reads no index at all.
+ * $1 vault address, $2 limit, $3 offset[, $4 status].
+ */
+export function vaultPageSql(shape: PageShape): string {
+  const where = `t.vault_id = v.id ${shape.byStatus ? 'and t.status = $4' : ''} and $3 < v.transaction_count`;
+  return `
+    select v.address as vault_address, v.transaction_count, v.executed_count, v.blocked_count, p.*
+    from vaults v
+    left join lateral (${window(where, '$2', '$3', shape, false)}) p on true
+    where v.address = $1`;
+}

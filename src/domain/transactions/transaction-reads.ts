@@ -1,0 +1,110 @@
+// Public transaction reads: lists newest first (timestamp desc, then id) and the detail by signature.
+import { CACHE_TTL, CROSS_VAULT_TAG, vaultTag } from '../../cache/tags.js';
+import { AppError } from '../../errors.js';
+import {
+  isPastEnd,
+  type PageRequest,
+  type Pagination,
+  pageOffset,
+  toPageRequest,
+  toPagination,
+} from '../../lib/pagination.js';
+import type { Storage } from '../../storage/database.js';
+import type { TransactionStatus } from '../../storage/schema/transactions.js';
+import type { ReadCache } from '../read-cache.js';
+import { vaultNotFound } from '../vaults/vault-reads.js';
+import { createTransactionQueries, type TransactionCounters } from './transaction-queries.js';
+import {
+  type TransactionDetail,
+  type TransactionLinks,
+  type TransactionRecord,
+  type TransactionResource,
+  toTransactionDetail,
+  toTransactionResource,
+} from './transaction-resource.js';
+
+export interface TransactionListQuery {
+  vault?: string | undefined;
+  status?: TransactionStatus | undefined;
+  page?: number | undefined;
+  limit?: number | undefined;
+}
+
+export interface TransactionList {
+  transactions: TransactionResource[];
+  pagination: Pagination;
+}
+
+export interface TransactionReadDeps {
+  readonly storage: Storage;
+  readonly readCache: ReadCache;
+  readonly links: TransactionLinks;
+}
+
+/** How many transactions of a status the maintained counters hold (pending = the rest). */
+function totalOf(counters: TransactionCounters, status: TransactionStatus | undefined): number {
+  if (status === 'executed') return counters.executedCount;
+  if (status === 'blocked') return counters.blockedCount;
+  if (status === 'pending') return counters.transactionCount - counters.executedCount - counters.blockedCount;
+  return counters.transactionCount;
+}
+
+export function createTransactionReadService(deps: TransactionReadDeps) {
+  const { readCache, links } = deps;
+  const queries = createTransactionQueries(deps.storage);
+
+  const toList = (records: TransactionRecord[], request: PageRequest, total: number): TransactionList => ({
+    transactions: records.map((record) => toTransactionResource(record, links)),
+    pagination: toPagination(request, total),
+  });
+
+  async function loadList(query: TransactionListQuery, request: PageRequest): Promise<TransactionList> {
+    const window = { limit: request.limit, offset: pageOffset(request) };
+    if (query.vault !== undefined) {
+      const page = await queries.vaultPage(query.vault, query.status, window);
+      if (page === null) throw vaultNotFound(query.vault);
+      return toList(page.records, request, totalOf(page.counters, query.status));
+    }
+    const total = totalOf(await queries.countAll(), query.status);
+    const records = isPastEnd(request, total) ? [] : await queries.page(query.status, window);
+    return toList(records, request, total);
+  }
+
+  async function loadDetail(signature: string, index: number | undefined): Promise<TransactionDetail> {
+    const record = await queries.bySignature(signature, index);
+    if (record === null) {
+      throw new AppError('TRANSACTION_NOT_FOUND', 'Transaction not found', {
+        signature,
+        ...(index === undefined ? {} : { index }),
+      });
+    }
+    return toTransactionDetail({ ...record, signature }, links);
+  }
+
+  return {
+    /** Transactions newest first, optionally of one vault (unknown: VAULT_NOT_FOUND) and one status. */
+    listTransactions(query: TransactionListQuery): Promise<TransactionList> {
+      const request = toPageRequest(query);
+      const key = `transactions:${query.vault ?? '*'}:${query.status ?? '*'}:${request.page}:${request.limit}`;
+      const tags = [query.vault === undefined ? CROSS_VAULT_TAG : vaultTag(query.vault)];
+      return readCache.read(
+        key,
+        CACHE_TTL.transactionList,
+        () => tags,
+        () => loadList(query, request),
+      );
+    },
+
+    /** A transfer by signature: the first by event index, or the one at event index `index`. */
+    getTransaction(signature: string, index?: number): Promise<TransactionDetail> {
+      return readCache.read(
+        `transaction:${signature}:${index ?? 'first'}`,
+        CACHE_TTL.transactionList,
+        (transaction) => [vaultTag(transaction.vault)],
+        () => loadDetail(signature, index),
+      );
+    },
+  };
+}
+
+export type TransactionReadService = ReturnType<typeof createTransactionReadService>;

@@ -1,0 +1,64 @@
+// The recent `confirmed` blockhash that built transactions carry, fetched at most once per short period.
+import { AppError } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+
+export interface LatestBlockhash {
+  readonly blockhash: string;
+  readonly lastValidBlockHeight: bigint;
+}
+
+export interface LatestBlockhashOptions {
+  readonly clock: Clock;
+  /** A blockhash stays usable for ~60 s; reusing one for this long spares the RPC node a call per request. */
+  readonly reuseMs?: number;
+  readonly timeoutMs?: number;
+  /** Told about each failed fetch (the 503 body stays generic; operators need the cause). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * Wraps an RPC fetch: concurrent callers share one request, a result is reused for `reuseMs`, and any
+ * failure or timeout becomes 503 CHAIN_UNAVAILABLE (never cached).
+ */
+export function createLatestBlockhashSource(
+  fetchLatest: (signal: AbortSignal) => Promise<LatestBlockhash>,
+  options: LatestBlockhashOptions,
+) {
+  const reuseMs = options.reuseMs ?? 2_000;
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  let cached: { value: LatestBlockhash; fetchedAt: number } | null = null;
+  let inFlight: Promise<LatestBlockhash> | null = null;
+
+  async function fetchNow(): Promise<LatestBlockhash> {
+    try {
+      const value = await fetchLatest(AbortSignal.timeout(timeoutMs));
+      cached = { value, fetchedAt: options.clock.now().getTime() };
+      return value;
+    } catch (error) {
+      options.onError?.(error);
+      throw new AppError(
+        'CHAIN_UNAVAILABLE',
+        'The Solana RPC node did not return a recent blockhash',
+        {},
+        {
+          cause: error,
+        },
+      );
+    } finally {
+      inFlight = null;
+    }
+  }
+
+  return {
+    get(): Promise<LatestBlockhash> {
+      const now = options.clock.now().getTime();
+      if (cached !== null && now - cached.fetchedAt >= 0 && now - cached.fetchedAt < reuseMs) {
+        return Promise.resolve(cached.value);
+      }
+      inFlight ??= fetchNow();
+      return inFlight;
+    },
+  };
+}
+
+export type LatestBlockhashSource = ReturnType<typeof createLatestBlockhashSource>;

@@ -1,0 +1,195 @@
+// Solana Actions (Blinks): approve or reject a blocked transfer from a wallet.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppDeps } from '../../app-deps.js';
+import { decodePendingOverride, parseVaultConfigAccount } from '../../chain/accounts.js';
+import {
+  buildApproveOverrideInstruction,
+  buildCreateOverrideInstruction,
+  buildExecuteApprovedOverrideInstruction,
+} from '../../chain/instructions.js';
+import { findPendingOverrideAddress, findTreasuryAddress } from '../../chain/pdas.js';
+import { buildUnsignedTransaction } from '../../chain/transactions.js';
+import { type ActionService, createActionService } from '../../domain/actions/action-service.js';
+import type { ApprovalChain } from '../../domain/actions/approve-transaction.js';
+import {
+  ActionMetadataResponse,
+  ActionParams,
+  ActionPostBody,
+  ActionsJson,
+  actionErrors,
+  CompletedAction,
+  ConfirmRejectBody,
+  RejectResponse,
+  TransactionResponse,
+} from './actions.schemas.js';
+
+export const ACTION_CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET,POST,PUT,OPTIONS',
+  'access-control-allow-headers':
+    'Content-Type, Authorization, Content-Encoding, Accept-Encoding, X-Accept-Action-Version, X-Accept-Blockchain-Ids, X-Wallet-Address, X-Signature, X-Message',
+  'access-control-expose-headers': 'X-Action-Version, X-Blockchain-Ids',
+  'x-action-version': '2.4',
+} as const;
+
+const approvalChain: ApprovalChain = {
+  findPendingOverrideAddress,
+  findTreasuryAddress,
+  decodePendingOverride,
+  parseVaultConfigAccount,
+  buildCreateOverrideInstruction,
+  buildApproveOverrideInstruction,
+  buildExecuteApprovedOverrideInstruction,
+  buildUnsignedTransaction,
+};
+
+const ACTION = { actionEnvelope: true } as const;
+const TAGS = ['actions'];
+
+export const actionsRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  const actions = createActionService({ ...deps, chain: approvalChain });
+  app.addHook('onClose', () => actions.close());
+  // Every reply of this plugin, errors and 404s included, carries the Actions headers.
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.headers(ACTION_CORS_HEADERS);
+    reply.header('x-blockchain-ids', await actions.getBlockchainId());
+    if (!reply.hasHeader('cache-control')) {
+      reply.header('cache-control', request.method === 'GET' ? 'no-cache' : 'no-store');
+    }
+    return payload;
+  });
+
+  app.options('/actions.json', { schema: { hide: true }, config: ACTION }, preflight);
+  app.get(
+    '/actions.json',
+    {
+      config: ACTION,
+      schema: {
+        tags: TAGS,
+        summary: 'Solana Actions rules: which URLs of this host are Action APIs',
+        response: { 200: ActionsJson, ...actionErrors() },
+      },
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=3600');
+      return { rules: [{ pathPattern: '/api/actions/**', apiPath: '/api/actions/**' }] };
+    },
+  );
+  await app.register(actionRoutes, { actions, prefix: '/api/actions' });
+};
+
+const actionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = async (app, { actions }) => {
+  const icon = readIcon();
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({
+      message: 'Route not found',
+      error: 'Route not found',
+      code: 'NOT_FOUND',
+      details: { method: request.method, path: request.url.split('?')[0] },
+    }),
+  );
+  app.options('/*', { schema: { hide: true }, config: ACTION }, preflight);
+
+  app.get(
+    '/icon.svg',
+    {
+      config: ACTION,
+      schema: {
+        tags: TAGS,
+        summary: 'The icon every Blink of this service shows',
+        response: {
+          200: { description: 'SVG image', content: { 'image/svg+xml': { schema: {} } } },
+          ...actionErrors(),
+        },
+      },
+    },
+    async (_request, reply) =>
+      reply
+        .type('image/svg+xml')
+        .header('cache-control', 'public, max-age=86400')
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+        .send(icon),
+  );
+
+  app.get(
+    '/:vault/:nonce',
+    {
+      config: ACTION,
+      schema: {
+        tags: TAGS,
+        summary: 'Blink metadata of an override: approve or reject a blocked transfer',
+        params: ActionParams,
+        response: { 200: ActionMetadataResponse, ...actionErrors() },
+      },
+    },
+    async (request) => actions.getAction(request.params.vault, request.params.nonce),
+  );
+
+  app.post(
+    '/:vault/:nonce/approve',
+    {
+      config: { ...ACTION, auth: 'optional' },
+      schema: {
+        tags: TAGS,
+        summary: 'Transaction that approves the override and executes its transfer (signed by the authority)',
+        description:
+          'Wallet-auth headers are optional (wallets send only `account`); when present they must name `account`.',
+        params: ActionParams,
+        body: ActionPostBody,
+        response: { 200: TransactionResponse, ...actionErrors(401, 403, 409, 503) },
+      },
+    },
+    async (request) => actions.approve(request.params.vault, request.params.nonce, decision(request)),
+  );
+
+  app.post(
+    '/:vault/:nonce/reject',
+    {
+      config: { ...ACTION, auth: 'optional' },
+      schema: {
+        tags: TAGS,
+        summary: 'Reject the override: at once with wallet-auth headers, else through a signed message',
+        params: ActionParams,
+        body: ActionPostBody,
+        response: { 200: RejectResponse, ...actionErrors(401, 403, 409) },
+      },
+    },
+    async (request) => actions.reject(request.params.vault, request.params.nonce, decision(request)),
+  );
+
+  app.post(
+    '/:vault/:nonce/reject/confirm',
+    {
+      config: ACTION,
+      schema: {
+        tags: TAGS,
+        summary: 'Second step of the sign-message rejection: verify the signature, then reject',
+        params: ActionParams,
+        body: ConfirmRejectBody,
+        response: { 200: CompletedAction, ...actionErrors(401, 403, 409) },
+      },
+    },
+    async (request) => actions.confirmReject(request.params.vault, request.params.nonce, request.body),
+  );
+};
+
+function decision(request: { body: { account: string }; wallet: string | null }) {
+  return { account: request.body.account, wallet: request.wallet };
+}
+
+async function preflight(_request: FastifyRequest, reply: FastifyReply) {
+  return reply.code(204).send();
+}
+
+/** The committed icon, from the repository root (src/http/routes or dist/http/routes). */
+function readIcon(): Buffer {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const path = resolve(here, '../../../public/vaultkeeper-icon.svg');
+  if (!existsSync(path)) throw new Error(`Blink icon missing: ${path}`);
+  return readFileSync(path);
+}

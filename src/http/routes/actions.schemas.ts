@@ -1,0 +1,97 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { Address, errorResponses } from '../schemas/common.js';
+
+export const ActionParams = Type.Object({
+  vault: Address('vault address (the VaultConfig PDA)'),
+  nonce: Type.String({ pattern: '^[0-9]{1,20}$', description: 'override nonce (u64, decimal)' }),
+});
+
+export const ActionPostBody = Type.Object(
+  { account: Address('the wallet that signs: must be the vault authority') },
+  { additionalProperties: false },
+);
+
+const ActionError = Type.Object({ message: Type.String() });
+
+const LinkedAction = Type.Object({
+  type: Type.Union([Type.Literal('transaction'), Type.Literal('message')]),
+  label: Type.String(),
+  href: Type.String({ format: 'uri' }),
+});
+
+export const ActionMetadataResponse = Type.Object(
+  {
+    type: Type.Literal('action'),
+    icon: Type.String({ format: 'uri' }),
+    title: Type.String(),
+    description: Type.String(),
+    label: Type.String(),
+    disabled: Type.Optional(Type.Boolean()),
+    links: Type.Object({ actions: Type.Array(LinkedAction) }),
+    error: Type.Optional(ActionError),
+  },
+  { description: 'Solana Actions GET response (Actions spec 2.4)' },
+);
+
+export const TransactionResponse = Type.Object({
+  type: Type.Literal('transaction'),
+  transaction: Type.String({ description: 'unsigned wire transaction, base64; fee payer = account' }),
+  message: Type.String(),
+});
+
+// The response copy checks no formats: the serializer would only warn about the custom one.
+const signMessageFields = (address: ReturnType<typeof Type.String>) =>
+  Type.Object(
+    {
+      domain: Type.String({ maxLength: 255 }),
+      address,
+      statement: Type.String({ maxLength: 1000 }),
+      nonce: Type.String({ maxLength: 64 }),
+      issuedAt: Type.String({ maxLength: 64 }),
+      chainId: Type.Optional(Type.String({ maxLength: 100 })),
+    },
+    { additionalProperties: false, description: 'Actions spec SignMessageData' },
+  );
+export const SignMessageData = signMessageFields(Address());
+
+const PostResponse = Type.Object({ type: Type.Literal('post'), message: Type.String() });
+
+const SignMessageResponse = Type.Object({
+  type: Type.Literal('message'),
+  data: signMessageFields(Type.String({ description: 'base58 address that must sign' })),
+  state: Type.String({ description: 'relay unchanged to links.next' }),
+  links: Type.Object({
+    next: Type.Object({ type: Type.Literal('post'), href: Type.String({ format: 'uri' }) }),
+  }),
+});
+
+export const RejectResponse = Type.Union([PostResponse, SignMessageResponse], {
+  description:
+    '`post` when wallet-auth headers of the authority were sent (rejected at once); otherwise `message`: sign `data` and POST it to links.next',
+});
+
+export const ConfirmRejectBody = Type.Object(
+  {
+    account: Address('the vault authority that signed'),
+    signature: Type.String({ minLength: 1, maxLength: 128, description: 'base58 ed25519 signature' }),
+    data: Type.Union([SignMessageData, Type.String({ maxLength: 2000 })], {
+      description: 'the SignMessageData that was signed (or its text)',
+    }),
+    state: Type.String({ maxLength: 256 }),
+  },
+  { additionalProperties: false },
+);
+
+export const CompletedAction = Type.Object({
+  type: Type.Literal('completed'),
+  icon: Type.String({ format: 'uri' }),
+  title: Type.String(),
+  description: Type.String(),
+  label: Type.String(),
+});
+
+export const ActionsJson = Type.Object({
+  rules: Type.Array(Type.Object({ pathPattern: Type.String(), apiPath: Type.String() })),
+});
+
+export const actionErrors = (...statuses: number[]) => errorResponses(404, ...statuses);

@@ -1,0 +1,62 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { address } from '@solana/kit';
+import type { AppDeps } from '../../app-deps.js';
+import { parseVaultConfigAccount } from '../../chain/accounts.js';
+import { createAnalyticsService } from '../../domain/analytics/analytics.js';
+import { createReadCache } from '../../domain/read-cache.js';
+import { errorResponses } from '../schemas/common.js';
+import { AnalyticsQuery, AnalyticsResponse, RealtimeQuery, RealtimeResponse } from './analytics.schemas.js';
+
+/** Analytics are cached 5 minutes (DECISIONS §9); realtime figures never. */
+export const ANALYTICS_CACHE_CONTROL = 'public, max-age=300';
+const CHAIN_TIMEOUT_MS = 3_000;
+
+export const analyticsRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; chainTimeoutMs?: number }> = async (
+  app,
+  { deps, chainTimeoutMs },
+) => {
+  const programId = address(deps.config.programId);
+  const analytics = createAnalyticsService({
+    storage: deps.storage,
+    clock: deps.clock,
+    readCache: createReadCache({ cache: deps.cache, metrics: deps.metrics, enabled: deps.config.readCache }),
+    rpc: deps.rpc,
+    decodeVaultWindow: (account) => parseVaultConfigAccount(account, programId),
+    chainTimeoutMs: chainTimeoutMs ?? CHAIN_TIMEOUT_MS,
+    logger: deps.logger,
+  });
+
+  app.get(
+    '/api/analytics',
+    {
+      config: { rateLimitCategory: 'analytics' },
+      schema: {
+        tags: ['analytics'],
+        summary: 'Spending of one vault or all vaults over a date range, with top destinations and buckets',
+        querystring: AnalyticsQuery,
+        response: { 200: AnalyticsResponse, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const report = await analytics.getAnalytics(request.query);
+      return reply.header('cache-control', ANALYTICS_CACHE_CONTROL).send(report);
+    },
+  );
+
+  app.get(
+    '/api/analytics/realtime',
+    {
+      config: { rateLimitCategory: 'analytics' },
+      schema: {
+        tags: ['analytics'],
+        summary: "A vault's balance and daily spending window, read live from the chain",
+        querystring: RealtimeQuery,
+        response: { 200: RealtimeResponse, ...errorResponses(404, 503) },
+      },
+    },
+    async (request, reply) => {
+      const report = await analytics.getRealtime(request.query.vault);
+      return reply.header('cache-control', 'no-store').send(report);
+    },
+  );
+};

@@ -1,0 +1,20 @@
+// POST /api/auth/verify: lets integrators check their request signing against the real thing.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errorResponses } from '../schemas/common.js';
+import { AuthVerifyResponse } from './auth.schemas.js';
+
+export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/api/auth/verify',
+    {
+      config: { auth: 'required', rateLimitCategory: 'write' },
+      schema: {
+        tags: ['auth'],
+        summary:
+          'Check wallet-auth headers: 200 with the wallet when they verify (the signature is then used)',
+        response: { 200: AuthVerifyResponse, ...errorResponses(401) },
+      },
+    },
+    async (request) => ({ wallet: request.wallet!, message: 'These wallet-auth headers are valid.' }),
+  );
+};

@@ -1,0 +1,7 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { Address } from '../schemas/common.js';
+
+export const AuthVerifyResponse = Type.Object({
+  wallet: Address('the address the headers authenticate'),
+  message: Type.String(),
+});

@@ -1,0 +1,32 @@
+import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import type { AppDeps } from '../../app-deps.js';
+import { errorResponses } from '../schemas/common.js';
+
+export const metricsRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps, 'metrics'> }> = async (
+  app,
+  { deps },
+) => {
+  const { registry } = deps.metrics;
+  app.get(
+    '/metrics',
+    {
+      config: { rateLimit: false },
+      schema: {
+        tags: ['operations'],
+        summary: 'Prometheus metrics: HTTP latency, ingestion, deliveries, cache, rate limits, event loop',
+        response: {
+          200: {
+            description: 'Prometheus text exposition format 0.0.4',
+            content: { [registry.contentType]: { schema: Type.String() } },
+          },
+          ...errorResponses(),
+        },
+      },
+    },
+    async (_request, reply) =>
+      reply
+        .header('cache-control', 'no-store')
+        .type(registry.contentType)
+        .send(await registry.metrics()),
+  );
+};

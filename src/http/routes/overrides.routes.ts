@@ -1,0 +1,55 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppDeps } from '../../app-deps.js';
+import { createOverrideReadService } from '../../domain/overrides/override-reads.js';
+import { createReadCache } from '../../domain/read-cache.js';
+import { errorResponses } from '../schemas/common.js';
+import { strictValidatorCompiler } from '../validator.js';
+import { Override, OverrideList, OverrideListQuery, OverrideParams } from './overrides.schemas.js';
+import { TRANSACTION_CACHE_CONTROL } from './transactions.routes.js';
+
+export const overrideRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  app.setValidatorCompiler(strictValidatorCompiler);
+  const readCache = createReadCache({
+    cache: deps.cache,
+    metrics: deps.metrics,
+    enabled: deps.config.readCache,
+  });
+  const overrides = createOverrideReadService({
+    db: deps.storage.db,
+    readCache,
+    clock: deps.clock,
+    publicBaseUrl: deps.config.publicBaseUrl,
+  });
+
+  app.get(
+    '/api/overrides',
+    {
+      schema: {
+        tags: ['overrides'],
+        summary: 'List overrides, newest first, optionally of one vault and one status',
+        querystring: OverrideListQuery,
+        response: { 200: OverrideList, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const list = await overrides.listOverrides(request.query);
+      return reply.header('cache-control', TRANSACTION_CACHE_CONTROL).send(list);
+    },
+  );
+
+  app.get(
+    '/api/overrides/:vault/:nonce',
+    {
+      schema: {
+        tags: ['overrides'],
+        summary: 'One override of a vault by its nonce',
+        params: OverrideParams,
+        response: { 200: Override, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const override = await overrides.getOverride(request.params.vault, request.params.nonce);
+      return reply.header('cache-control', TRANSACTION_CACHE_CONTROL).send(override);
+    },
+  );
+};

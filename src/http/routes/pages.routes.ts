@@ -1,0 +1,144 @@
+// The owner pages: HTML shells (public/pages) and their built assets (public/assets, from src/web),
+// held in memory, under a strict Content-Security-Policy. The pages read the same public API as anyone.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import type { AppDeps } from '../../app-deps.js';
+import { AppError } from '../../errors.js';
+import { AssetParams, AssetQuery, HtmlPage, OverridePageParams, VaultPageParams } from './pages.schemas.js';
+
+/** Scripts, styles and connections from this origin only; wallet icons arrive as data: images. */
+export const PAGE_CSP = {
+  'default-src': ["'none'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'"],
+  'img-src': ["'self'", 'data:'],
+  'connect-src': ["'self'"],
+  'base-uri': ["'none'"],
+  'form-action': ["'none'"],
+  'frame-ancestors': ["'none'"],
+};
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+
+interface Asset {
+  body: Buffer;
+  hash: string;
+  contentType: string;
+}
+
+export interface Site {
+  pages: { override: string; vault: string };
+  assets: ReadonlyMap<string, Asset>;
+}
+
+const PUBLIC_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../public');
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Reads the committed assets once and fills the shells' placeholders (cluster, hashed asset URLs). */
+export function loadSite(cluster: string, publicDir = PUBLIC_DIR): Site {
+  const assetDir = join(publicDir, 'assets');
+  if (!existsSync(assetDir))
+    throw new Error(`owner page assets missing in ${assetDir}: run npm run build:web`);
+  const assets = new Map<string, Asset>();
+  for (const name of readdirSync(assetDir)) {
+    const contentType = CONTENT_TYPES[extname(name)];
+    if (contentType === undefined) continue;
+    const body = readFileSync(join(assetDir, name));
+    assets.set(name, {
+      body,
+      contentType,
+      hash: createHash('sha256').update(body).digest('hex').slice(0, 16),
+    });
+  }
+  const render = (page: string) =>
+    readFileSync(join(publicDir, 'pages', page), 'utf8').replace(
+      /\{\{([a-z]+)(?::([a-z0-9.-]+))?\}\}/g,
+      (_, key, arg) => {
+        if (key === 'cluster') return escapeHtml(cluster);
+        const asset = key === 'asset' ? assets.get(arg) : undefined;
+        if (asset === undefined) throw new Error(`${page}: unknown placeholder {{${key}:${arg}}}`);
+        return `/assets/${escapeHtml(arg)}?v=${asset.hash}`;
+      },
+    );
+  return { pages: { override: render('override.html'), vault: render('vault.html') }, assets };
+}
+
+function sendHtml(reply: FastifyReply, html: string) {
+  return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
+}
+
+export const pagesRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  const site = loadSite(deps.config.cluster);
+  const page = {
+    helmet: { contentSecurityPolicy: { useDefaults: false, directives: PAGE_CSP } },
+    // Pages and their assets cost nothing to serve; the API calls they make spend the budgets.
+    config: { rateLimit: false },
+  } as const;
+
+  app.get(
+    '/overrides/:vault/:nonce',
+    {
+      ...page,
+      schema: {
+        hide: true,
+        tags: ['pages'],
+        summary: 'Approval page of an override: review, then approve or reject with a browser wallet',
+        params: OverridePageParams,
+        response: { 200: HtmlPage },
+      },
+    },
+    async (_request, reply) => sendHtml(reply, site.pages.override),
+  );
+
+  app.get(
+    '/vaults/:address',
+    {
+      ...page,
+      schema: {
+        hide: true,
+        tags: ['pages'],
+        summary: 'Vault page: balance, daily limit use, spending, overrides and live activity',
+        params: VaultPageParams,
+        response: { 200: HtmlPage },
+      },
+    },
+    async (_request, reply) => sendHtml(reply, site.pages.vault),
+  );
+
+  app.get(
+    '/assets/:file',
+    {
+      ...page,
+      schema: {
+        hide: true,
+        tags: ['pages'],
+        summary: 'A built asset of the owner pages',
+        params: AssetParams,
+        querystring: AssetQuery,
+      },
+    },
+    async (request, reply) => {
+      const asset = site.assets.get(request.params.file);
+      if (asset === undefined)
+        throw new AppError('NOT_FOUND', 'Asset not found', { file: request.params.file });
+      const etag = `"${asset.hash}"`;
+      // A URL naming the current hash never changes; any other one must revalidate.
+      reply
+        .header('etag', etag)
+        .header(
+          'cache-control',
+          request.query.v === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache',
+        );
+      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+      return reply.type(asset.contentType).send(asset.body);
+    },
+  );
+};

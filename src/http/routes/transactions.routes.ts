@@ -1,0 +1,63 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppDeps } from '../../app-deps.js';
+import { createReadCache } from '../../domain/read-cache.js';
+import { createTransactionReadService } from '../../domain/transactions/transaction-reads.js';
+import { errorResponses } from '../schemas/common.js';
+import { strictValidatorCompiler } from '../validator.js';
+import {
+  TransactionDetail,
+  TransactionDetailQuery,
+  TransactionList,
+  TransactionListQuery,
+  TransactionParams,
+} from './transactions.schemas.js';
+
+/** Transaction reads are cached 30 seconds (DECISIONS §9); clients may keep them as long. */
+export const TRANSACTION_CACHE_CONTROL = 'public, max-age=30';
+
+export const transactionRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  app.setValidatorCompiler(strictValidatorCompiler);
+  const readCache = createReadCache({
+    cache: deps.cache,
+    metrics: deps.metrics,
+    enabled: deps.config.readCache,
+  });
+  const transactions = createTransactionReadService({
+    storage: deps.storage,
+    readCache,
+    links: { publicBaseUrl: deps.config.publicBaseUrl, cluster: deps.config.cluster },
+  });
+
+  app.get(
+    '/api/transactions',
+    {
+      schema: {
+        tags: ['transactions'],
+        summary: 'List transactions, newest first, optionally of one vault and one status',
+        querystring: TransactionListQuery,
+        response: { 200: TransactionList, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const list = await transactions.listTransactions(request.query);
+      return reply.header('cache-control', TRANSACTION_CACHE_CONTROL).send(list);
+    },
+  );
+
+  app.get(
+    '/api/transactions/:signature',
+    {
+      schema: {
+        tags: ['transactions'],
+        summary: 'One transfer by transaction signature (?index=N picks another transfer of it)',
+        params: TransactionParams,
+        querystring: TransactionDetailQuery,
+        response: { 200: TransactionDetail, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const transaction = await transactions.getTransaction(request.params.signature, request.query.index);
+      return reply.header('cache-control', TRANSACTION_CACHE_CONTROL).send(transaction);
+    },
+  );
+};

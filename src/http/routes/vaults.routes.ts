@@ -1,0 +1,53 @@
+// Public vault reads. POST/PATCH live in vault-writes.routes.ts.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppDeps } from '../../app-deps.js';
+import { createReadCache } from '../../domain/read-cache.js';
+import { createVaultReadService } from '../../domain/vaults/vault-reads.js';
+import { errorResponses } from '../schemas/common.js';
+import { strictValidatorCompiler } from '../validator.js';
+import { VaultDetail, VaultList, VaultListQuery, VaultParams } from './vaults.schemas.js';
+
+/** Vault data is cached 5 minutes (DECISIONS §9); clients may keep it as long. */
+export const VAULT_CACHE_CONTROL = 'public, max-age=300';
+
+export const vaultRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  app.setValidatorCompiler(strictValidatorCompiler);
+  const readCache = createReadCache({
+    cache: deps.cache,
+    metrics: deps.metrics,
+    enabled: deps.config.readCache,
+  });
+  const vaults = createVaultReadService({ db: deps.storage.db, readCache });
+
+  app.get(
+    '/api/vaults',
+    {
+      schema: {
+        tags: ['vaults'],
+        summary: 'List vaults, newest first, optionally of one owner',
+        querystring: VaultListQuery,
+        response: { 200: VaultList, ...errorResponses() },
+      },
+    },
+    async (request, reply) => {
+      const list = await vaults.listVaults(request.query);
+      return reply.header('cache-control', VAULT_CACHE_CONTROL).send(list);
+    },
+  );
+
+  app.get(
+    '/api/vaults/:address',
+    {
+      schema: {
+        tags: ['vaults'],
+        summary: 'One vault by address or record uuid, with its policy and stats',
+        params: VaultParams,
+        response: { 200: VaultDetail, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const vault = await vaults.getVault(request.params.address);
+      return reply.header('cache-control', VAULT_CACHE_CONTROL).send(vault);
+    },
+  );
+};

@@ -1,0 +1,170 @@
+import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import type { AppDeps } from '../../app-deps.js';
+import { createDeliveryService } from '../../domain/webhooks/delivery-service.js';
+import { createWebhookService } from '../../domain/webhooks/webhook-service.js';
+import { errorResponses } from '../schemas/common.js';
+import {
+  CreateWebhookBody,
+  DeliveriesQuery,
+  Delivery,
+  DeliveryIdParams,
+  DeliveryList,
+  UpdateWebhookBody,
+  Webhook,
+  WebhookIdParams,
+  WebhookList,
+  WebhooksQuery,
+  WebhookWithSecret,
+} from './webhooks.schemas.js';
+
+// Wallet auth also documents the security scheme and 401, and sends Cache-Control: no-store.
+const protectedRoute = { config: { auth: 'required' as const } };
+const tags = ['webhooks'];
+
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  const webhooks = createWebhookService({
+    db: deps.storage.db,
+    clock: deps.clock,
+    urlPolicy: {
+      allowPrivateUrls: deps.config.webhookAllowPrivateUrls,
+      emailEnabled: deps.config.smtpUrl !== null,
+    },
+  });
+  const deliveries = createDeliveryService({ db: deps.storage.db, clock: deps.clock, webhooks });
+
+  app.post(
+    '/api/webhooks',
+    {
+      ...protectedRoute,
+      schema: {
+        tags,
+        summary: 'Subscribe a URL (or mailto:) to events; answers the signing secret once',
+        body: CreateWebhookBody,
+        response: { 201: WebhookWithSecret, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await webhooks.createWebhook(request.wallet!, request.body)),
+  );
+
+  app.get(
+    '/api/webhooks',
+    {
+      ...protectedRoute,
+      schema: {
+        tags,
+        summary: "The signer's webhook subscriptions",
+        querystring: WebhooksQuery,
+        response: { 200: WebhookList, ...errorResponses(401) },
+      },
+    },
+    async (request) => webhooks.listWebhooks(request.wallet!, request.query),
+  );
+
+  app.get(
+    '/api/webhooks/:id',
+    {
+      ...protectedRoute,
+      schema: {
+        tags,
+        summary: 'One subscription (owner only)',
+        params: WebhookIdParams,
+        response: { 200: Webhook, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => webhooks.getWebhook(request.wallet!, request.params.id),
+  );
+
+  app.patch(
+    '/api/webhooks/:id',
+    {
+      ...protectedRoute,
+      schema: {
+        tags,
+        summary: 'Change url or events, or disable / re-enable a subscription (owner only)',
+        params: WebhookIdParams,
+        body: UpdateWebhookBody,
+        response: { 200: Webhook, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => webhooks.updateWebhook(request.wallet!, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/api/webhooks/:id',
+    {
+      ...protectedRoute,
+      schema: {
+        tags,
+        summary: 'Delete a subscription and its delivery history (owner only)',
+        params: WebhookIdParams,
+        response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await webhooks.deleteWebhook(request.wallet!, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/api/webhooks/:id/rotate-secret',
+    {
+      ...protectedRoute,
+      schema: {
+        tags,
+        summary: 'New signing secret (shown once); the old one keeps signing alongside it for 24 h',
+        params: WebhookIdParams,
+        response: { 200: WebhookWithSecret, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => webhooks.rotateSecret(request.wallet!, request.params.id),
+  );
+
+  app.post(
+    '/api/webhooks/:id/test',
+    {
+      ...protectedRoute,
+      schema: {
+        tags,
+        summary: 'Send a webhook.test event to the subscription',
+        params: WebhookIdParams,
+        response: { 202: Delivery, ...errorResponses(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(202).send(await deliveries.sendTestEvent(request.wallet!, request.params.id)),
+  );
+
+  app.get(
+    '/api/webhooks/:id/deliveries',
+    {
+      ...protectedRoute,
+      schema: {
+        tags,
+        summary: 'Deliveries of a subscription, newest first, with every attempt',
+        params: WebhookIdParams,
+        querystring: DeliveriesQuery,
+        response: { 200: DeliveryList, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => deliveries.listDeliveries(request.wallet!, request.params.id, request.query),
+  );
+
+  app.post(
+    '/api/webhooks/:id/deliveries/:deliveryId/retry',
+    {
+      ...protectedRoute,
+      schema: {
+        tags,
+        summary: 'Send a delivery again now',
+        params: DeliveryIdParams,
+        response: { 202: Delivery, ...errorResponses(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(202)
+        .send(await deliveries.retryDelivery(request.wallet!, request.params.id, request.params.deliveryId)),
+  );
+};

@@ -1,0 +1,44 @@
+// One attempt over the subscription's channel: a signed HTTP POST, or an e-mail for `mailto:`.
+import { activePreviousSecret, buildSignedDelivery } from '../domain/webhooks/signatures.js';
+import { mailtoAddress } from '../domain/webhooks/subscription-url.js';
+import type { ClaimedDelivery } from './delivery.js';
+import { buildEmailMessage } from './email-message.js';
+import type { EmailSender } from './email-sender.js';
+import type { HttpSender, SendOutcome } from './http-sender.js';
+
+export type Channel = 'webhook' | 'email';
+
+export async function sendDelivery(
+  delivery: ClaimedDelivery,
+  startedAt: Date,
+  senders: { http: HttpSender; email: EmailSender | null },
+): Promise<{ channel: Channel; outcome: SendOutcome }> {
+  const to = mailtoAddress(delivery.url);
+  if (to !== null) {
+    if (senders.email === null) {
+      const error = 'e-mail delivery is not configured (SMTP_URL is unset)';
+      return {
+        channel: 'email',
+        outcome: { ok: false, statusCode: null, error, retryAfter: null, responseBody: null },
+      };
+    }
+    const message = buildEmailMessage(delivery.event, JSON.parse(delivery.payload));
+    const outcome = await senders.email.send({ to, deliveryId: delivery.id, event: delivery.event, message });
+    return { channel: 'email', outcome };
+  }
+  const signed = buildSignedDelivery({
+    deliveryId: delivery.id,
+    event: delivery.event,
+    payload: delivery.payload,
+    secrets: {
+      secret: delivery.secret,
+      previousSecret: activePreviousSecret(
+        delivery.previousSecret,
+        delivery.previousSecretExpiresAt,
+        startedAt,
+      ),
+    },
+    attemptAt: startedAt,
+  });
+  return { channel: 'webhook', outcome: await senders.http.send({ url: delivery.url, ...signed }) };
+}

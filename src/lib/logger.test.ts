@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { describe, test } from 'node:test';
+import { createLogger, scrubLogLine } from './logger.js';
+
+function capture() {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { lines, logger: createLogger({ level: 'trace', destination }) };
+}
+
+describe('scrubLogLine', () => {
+  test('replaces webhook secrets wherever they appear', () => {
+    assert.equal(
+      scrubLogLine('{"msg":"sent with whsec_abc+/DEF= to x"}'),
+      '{"msg":"sent with whsec_[redacted] to x"}',
+    );
+  });
+
+  test('removes credentials from URLs but keeps the host', () => {
+    assert.equal(
+      scrubLogLine('{"url":"postgres://vk:s3cret@db:5432/vk","r":"redis://:pw@cache:6379"}'),
+      '{"url":"postgres://[redacted]@db:5432/vk","r":"redis://[redacted]@cache:6379"}',
+    );
+    assert.equal(scrubLogLine('{"url":"https://example.com/a@b"}'), '{"url":"https://example.com/a@b"}');
+  });
+
+  test('replaces PEM private keys', () => {
+    const line = '{"k":"-----BEGIN PRIVATE KEY-----\\nMC4CAQAwBQYDK2VwBCIEI\\n-----END PRIVATE KEY-----"}';
+    assert.equal(scrubLogLine(line), '{"k":"[redacted]"}');
+  });
+
+  test('leaves ordinary lines untouched', () => {
+    const line =
+      '{"level":"info","tx":"5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"}';
+    assert.equal(scrubLogLine(line), line);
+  });
+});
+
+describe('createLogger', () => {
+  test('redacts signature headers and secret keys up to two levels below the line', () => {
+    const { lines, logger } = capture();
+    logger.info({
+      headers: { 'x-signature': 'SIG1', 'x-wallet-address': 'ADDR' },
+      req: { headers: { 'x-message': 'MSG' } },
+      outer: { request: { headers: { authorization: 'AUTH' } } },
+      webhook: { secret: 'S1', nested: { privateKey: 'K1' } },
+      signature: 'S2',
+    });
+    const line = lines.join('');
+    for (const secret of ['SIG1', 'MSG', 'AUTH', 'S1', 'K1', 'S2']) assert.ok(!line.includes(secret), secret);
+    assert.ok(line.includes('ADDR'));
+  });
+
+  test('child loggers scrub too', () => {
+    const { lines, logger } = capture();
+    logger.child({ reqId: 'r1' }).warn('retrying with whsec_SECRETVALUE');
+    assert.ok(!lines.join('').includes('SECRETVALUE'));
+  });
+});

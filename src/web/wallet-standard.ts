@@ -1,0 +1,123 @@
+// The app side of the Wallet Standard: collect the wallets the browser registers, connect one, and
+// call its Solana features (signAndSendTransaction, signMessage). No wallet-specific code.
+
+export interface WalletAccount {
+  readonly address: string;
+  readonly publicKey: Uint8Array;
+  readonly chains: readonly string[];
+  readonly features: readonly string[];
+}
+
+export interface Wallet {
+  readonly version: string;
+  readonly name: string;
+  readonly icon: string;
+  readonly chains: readonly string[];
+  readonly accounts: readonly WalletAccount[];
+  readonly features: Readonly<Record<string, unknown>>;
+}
+
+interface ConnectFeature {
+  connect(input?: { silent?: boolean }): Promise<{ accounts: readonly WalletAccount[] }>;
+}
+interface SignAndSendFeature {
+  signAndSendTransaction(
+    ...inputs: { account: WalletAccount; transaction: Uint8Array; chain: string; options?: object }[]
+  ): Promise<readonly { signature: Uint8Array }[]>;
+}
+interface SignMessageFeature {
+  signMessage(
+    ...inputs: { account: WalletAccount; message: Uint8Array }[]
+  ): Promise<readonly { signedMessage: Uint8Array; signature: Uint8Array }[]>;
+}
+
+export const CONNECT = 'standard:connect';
+export const SIGN_AND_SEND_TRANSACTION = 'solana:signAndSendTransaction';
+export const SIGN_MESSAGE = 'solana:signMessage';
+
+type Listener = (wallets: readonly Wallet[]) => void;
+
+/** Listens for wallets (before and after this script loaded) and tells `listener` about each change. */
+export function watchWallets(listener: Listener): () => void {
+  const wallets = new Set<Wallet>();
+  const notify = () => listener([...wallets]);
+  const register = (...added: Wallet[]) => {
+    for (const wallet of added) wallets.add(wallet);
+    notify();
+    return () => {
+      for (const wallet of added) wallets.delete(wallet);
+      notify();
+    };
+  };
+  const api = Object.freeze({ register });
+  const onRegister = (event: Event) => {
+    const callback = (event as CustomEvent<unknown>).detail;
+    if (typeof callback === 'function') callback(api);
+  };
+  window.addEventListener('wallet-standard:register-wallet', onRegister);
+  // Wallets that loaded first wait for this event to register.
+  window.dispatchEvent(new CustomEvent('wallet-standard:app-ready', { detail: api }));
+  notify();
+  return () => window.removeEventListener('wallet-standard:register-wallet', onRegister);
+}
+
+/** The Wallet Standard chain id of a cluster (`mainnet-beta` is `solana:mainnet`). */
+export function chainOf(cluster: string): string {
+  return cluster === 'mainnet-beta' ? 'solana:mainnet' : `solana:${cluster}`;
+}
+
+/** A wallet this page can use: it connects and can sign and send Solana transactions and messages. */
+export function isUsable(wallet: Wallet): boolean {
+  return (
+    CONNECT in wallet.features &&
+    SIGN_AND_SEND_TRANSACTION in wallet.features &&
+    wallet.chains.some((chain) => chain.startsWith('solana:'))
+  );
+}
+
+export async function connect(wallet: Wallet): Promise<WalletAccount> {
+  const feature = wallet.features[CONNECT] as ConnectFeature | undefined;
+  if (!feature) throw new Error(`${wallet.name} cannot connect to web pages.`);
+  const { accounts } = await feature.connect();
+  const account = accounts[0] ?? wallet.accounts[0];
+  if (!account) throw new Error(`${wallet.name} shared no account.`);
+  return account;
+}
+
+export async function signAndSendTransaction(
+  wallet: Wallet,
+  account: WalletAccount,
+  transaction: Uint8Array,
+  chain: string,
+): Promise<Uint8Array> {
+  const feature = wallet.features[SIGN_AND_SEND_TRANSACTION] as SignAndSendFeature | undefined;
+  if (!feature) throw new Error(`${wallet.name} cannot send transactions.`);
+  const [output] = await feature.signAndSendTransaction({
+    account,
+    transaction,
+    chain,
+    options: { commitment: 'confirmed' },
+  });
+  if (!output) throw new Error(`${wallet.name} returned no signature.`);
+  return output.signature;
+}
+
+export async function signMessage(
+  wallet: Wallet,
+  account: WalletAccount,
+  message: Uint8Array,
+): Promise<Uint8Array> {
+  const feature = wallet.features[SIGN_MESSAGE] as SignMessageFeature | undefined;
+  if (!feature) throw new Error(`${wallet.name} cannot sign messages, which rejecting needs.`);
+  const [output] = await feature.signMessage({ account, message });
+  if (!output) throw new Error(`${wallet.name} returned no signature.`);
+  return output.signature;
+}
+
+/** Wallets report a refusal in their own words; these are the usual ones (code 4001 is EIP-1193's). */
+export function isUserRejection(error: unknown): boolean {
+  const { code, message, name } = (error ?? {}) as { code?: unknown; message?: unknown; name?: unknown };
+  if (code === 4001 || name === 'WalletSignTransactionError' || name === 'UserRejectedRequestError')
+    return true;
+  return typeof message === 'string' && /reject|declin|denied|cancel/i.test(message);
+}

@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Address } from '@solana/kit';
+import { waitFor } from '../support/wait.js';
+import { createTestWallet, type TestWallet } from '../support/wallet.js';
+import {
+  ARTIFACTS,
+  blockWithOverride,
+  createFundedVault,
+  errorsOf,
+  openPage,
+  SOL,
+  type Stack,
+  startStack,
+  walletCalls,
+} from './support/harness.js';
+
+let stack: Stack;
+let owner: TestWallet;
+
+before(async () => {
+  stack = await startStack();
+  owner = createTestWallet();
+  await stack.fake.airdrop(owner.address as Address, 5n * SOL);
+});
+after(async () => {
+  await stack?.close();
+});
+
+type OverrideBody = { status: string };
+const overrideStatus = async (vault: string, nonce: string) =>
+  (await stack.getJson<OverrideBody>(`/api/overrides/${vault}/${nonce}`)).body.status;
+
+describe('override approval page', () => {
+  test('approves through a Wallet Standard wallet: the transaction reaches the chain and the page shows it executed', async () => {
+    const vault = await createFundedVault(stack, owner);
+    const nonce = await blockWithOverride(stack, vault, 2n * SOL);
+    const page = await openPage(stack, owner);
+    await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
+
+    await page.locator('[data-state="pending"]').waitFor();
+    assert.equal(await page.getByTestId('amount').textContent(), '2 SOL');
+    assert.match((await page.getByTestId('time-left').textContent()) ?? '', /^\d+ min left$/);
+    await page.screenshot({ path: join(ARTIFACTS, 'override-page-pending.png'), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(ARTIFACTS, 'override-page-pending-phone.png'), fullPage: true });
+    await page.setViewportSize({ width: 1100, height: 900 });
+
+    await page.getByTestId('connect-wallet').click();
+    await page.getByTestId('connected-account').getByText(owner.address).waitFor();
+    await page.getByTestId('approve').click();
+
+    await page.locator('[data-state="executed"]').waitFor({ timeout: 30_000 });
+    await page.getByTestId('notice').getByText('Approved and executed').waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, 'override-page-executed.png'), fullPage: true });
+
+    // The wallet signed and sent one transaction on the service's cluster...
+    const sends = (await walletCalls(page)).filter((c) => c.feature === 'solana:signAndSendTransaction');
+    assert.deepEqual(
+      sends.map((c) => c.chain),
+      ['solana:localnet'],
+    );
+    // ...which the chain applied (approve + execute), and the service ingested.
+    const applied = stack.fake
+      .ledger()
+      .filter((t) => t.err === null && t.events.some((e) => e.name === 'OverrideApproved'));
+    assert.equal(applied.length, 1);
+    const names = applied[0]!.events.map((e) => e.name).filter((n) => n !== 'OverrideCreated');
+    assert.deepEqual(names, ['OverrideApproved', 'TransactionExecuted']);
+    assert.equal(await overrideStatus(vault, nonce), 'executed');
+    assert.deepEqual(errorsOf(page), []);
+    await page.context().close();
+  });
+
+  test('rejects by signing the Actions message: the override is rejected and nothing is sent', async () => {
+    const vault = await createFundedVault(stack, owner);
+    const nonce = await blockWithOverride(stack, vault);
+    const ledgerBefore = stack.fake.ledger().length;
+    const page = await openPage(stack, owner);
+    await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
+
+    await page.getByTestId('connect-wallet').click();
+    await page.getByTestId('reject').click();
+    await page.locator('[data-state="rejected"]').waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: join(ARTIFACTS, 'override-page-rejected.png'), fullPage: true });
+
+    const signed = (await walletCalls(page)).filter((c) => c.feature === 'solana:signMessage');
+    assert.equal(signed.length, 1);
+    const host = new URL(stack.baseUrl).host;
+    assert.ok(
+      signed[0]!.text!.startsWith(
+        `${host} wants you to sign a message with your account:\n${owner.address}\n\n`,
+      ),
+    );
+    assert.equal(await overrideStatus(vault, nonce), 'rejected');
+    assert.equal(stack.fake.ledger().length, ledgerBefore, 'no transaction sent');
+    assert.deepEqual(errorsOf(page), []);
+    await page.context().close();
+  });
+
+  test('declining in the wallet sends nothing and leaves the override pending', async () => {
+    const vault = await createFundedVault(stack, owner);
+    const nonce = await blockWithOverride(stack, vault);
+    const page = await openPage(stack, owner);
+    await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
+    await page.getByTestId('connect-wallet').click();
+    await page.evaluate('window.__vaultkeeperTestWallet.state.decline = true');
+
+    await page.getByTestId('approve').click();
+    await page.getByTestId('notice').getByText('You declined in your wallet').waitFor();
+    await waitFor(async () => page.getByTestId('approve').isEnabled(), { message: 'approve enabled again' });
+    assert.equal(await overrideStatus(vault, nonce), 'pending');
+    assert.equal(await page.locator('[data-state="pending"]').count(), 1);
+    await page.context().close();
+  });
+
+  test('a wallet that does not own the vault is told so and cannot decide', async () => {
+    const vault = await createFundedVault(stack, owner);
+    const nonce = await blockWithOverride(stack, vault);
+    const stranger = createTestWallet();
+    const page = await openPage(stack, stranger);
+    await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
+    await page.getByTestId('connect-wallet').click();
+
+    await page.getByRole('alert').getByText('does not own the vault').waitFor();
+    assert.equal(await page.getByTestId('approve').isDisabled(), true);
+    assert.equal(await page.getByTestId('reject').isDisabled(), true);
+    await page.context().close();
+  });
+
+  test('without a wallet the page still shows the override and says how to decide', async () => {
+    const vault = await createFundedVault(stack, owner);
+    const nonce = await blockWithOverride(stack, vault);
+    const page = await openPage(stack, null);
+    await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
+    await page.getByText('No Solana wallet found in this browser').waitFor();
+    assert.equal(await page.getByTestId('approve').isDisabled(), true);
+    await page.goto(`${stack.baseUrl}/overrides/${vault}/987654`);
+    await page.getByText('This override does not exist').waitFor();
+    assert.deepEqual(errorsOf(page), []);
+    await page.context().close();
+  });
+});

@@ -1,0 +1,384 @@
+// Wallet authentication through a real protected route (PATCH /api/vaults/:id renaming a vault).
+import assert from 'node:assert/strict';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { type Address, getBase58Decoder } from '@solana/kit';
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../../src/app-deps.js';
+import { type Cache, createMemoryCache, createRedisCache } from '../../src/cache/index.js';
+import type { Clock } from '../../src/lib/clock.js';
+import type { VaultRow } from '../../src/storage/schema/index.js';
+import { createLogCapture, createTestApp, createTestCache, type LogCapture } from '../support/app.js';
+import { createTestStorage, type TestStorage } from '../support/database.js';
+import { createVault, randomAddress } from '../support/factories.js';
+import { startFakeValidator } from '../support/fake-validator/index.js';
+import {
+  createAuthMessage,
+  createTestWallet,
+  encodeMessageHeader,
+  type TestWallet,
+} from '../support/wallet.js';
+
+const SENTENCE = 'Sign this message to authenticate with Vaultkeeper.';
+
+let db: TestStorage;
+let running: { app: FastifyInstance; deps: AppDeps }[] = [];
+let owner: TestWallet;
+let vault: VaultRow;
+
+before(async () => {
+  db = await createTestStorage();
+});
+after(async () => {
+  await db.close();
+});
+beforeEach(async () => {
+  await db.reset();
+  owner = createTestWallet();
+  vault = await createVault(db.storage.db, { authority: owner.address, name: 'Before' });
+});
+afterEach(async () => {
+  const caches = new Set(running.map(({ deps }) => deps.cache));
+  for (const { app } of running) await app.close();
+  for (const cache of caches) await cache.close();
+  running = [];
+});
+
+async function start(
+  options: { cache?: Cache; clock?: Clock; env?: Record<string, string>; logs?: LogCapture } = {},
+) {
+  const started = await createTestApp({
+    storage: db.storage,
+    cache: options.cache ?? createTestCache(),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.logs ? { logs: options.logs } : {}),
+    // Many signed writes per test: the per-IP write budget is the rate-limit tests' subject.
+    env: { RATE_LIMIT_ENABLED: 'false', ...options.env },
+  });
+  running.push(started);
+  return started.app;
+}
+
+function rename(app: FastifyInstance, headers: Record<string, string>, name = 'Renamed') {
+  return app.inject({ method: 'PATCH', url: `/api/vaults/${vault.address}`, headers, payload: { name } });
+}
+
+/** Headers of `wallet` over an arbitrary text (a wrong sentence, an odd timestamp). */
+function signedText(wallet: TestWallet, text: string, form: 'percent' | 'escaped' | 'base64' = 'percent') {
+  return { ...wallet.authHeaders({ message: text }), 'x-message': encodeMessageHeader(text, form) };
+}
+
+function assertUnauthorized(response: { statusCode: number; json(): unknown }, reason: string) {
+  assert.equal(response.statusCode, 401, JSON.stringify(response.json()));
+  const body = response.json() as { code: string; error: string; details: { reason: string } };
+  assert.equal(body.code, 'UNAUTHORIZED');
+  assert.equal(body.details.reason, reason);
+  assert.equal(typeof body.error, 'string');
+}
+
+describe('accepted requests', () => {
+  for (const form of ['percent', 'escaped', 'base64'] as const) {
+    test(`accepts X-Message ${form}`, async () => {
+      const app = await start();
+      const response = await rename(app, owner.authHeaders({ form }), `Renamed ${form}`);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().vault.name, `Renamed ${form}`);
+      assert.equal(response.headers['cache-control'], 'no-store');
+    });
+  }
+
+  test('accepts a timestamp exactly 300 s old and exactly 60 s ahead', async () => {
+    const now = Date.parse('2026-11-22T01:27:42.000Z');
+    const app = await start({ clock: { now: () => new Date(now) } });
+    assert.equal((await rename(app, owner.authHeaders({ timestampMs: now - 300_000 }))).statusCode, 200);
+    assert.equal((await rename(app, owner.authHeaders({ timestampMs: now + 60_000 }))).statusCode, 200);
+  });
+
+  test('checks the signature, not the header text, against the decoded message', async () => {
+    const app = await start();
+    const message = createAuthMessage();
+    const headers = owner.authHeaders({ message });
+    // Lower-case percent escapes encode the same message.
+    headers['x-message'] = encodeURIComponent(message).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase());
+    assert.equal((await rename(app, headers)).statusCode, 200);
+  });
+});
+
+describe('401 UNAUTHORIZED reasons', () => {
+  test('missing_headers: none, any one of the three absent, or an empty value', async () => {
+    const app = await start();
+    assertUnauthorized(await rename(app, {}), 'missing_headers');
+    for (const name of ['x-wallet-address', 'x-signature', 'x-message']) {
+      const headers = owner.authHeaders();
+      delete headers[name];
+      assertUnauthorized(await rename(app, headers), 'missing_headers');
+      assertUnauthorized(await rename(app, { ...owner.authHeaders(), [name]: '' }), 'missing_headers');
+    }
+  });
+
+  test('malformed: an address, signature or message header that does not decode', async () => {
+    const app = await start();
+    const cases: Record<string, string>[] = [
+      { 'x-wallet-address': 'not-a-base58-address!' },
+      { 'x-wallet-address': '3yZe7d' },
+      { 'x-wallet-address': getBase58Decoder().decode(new Uint8Array(33).fill(7)) },
+      { 'x-signature': '0OIl+/' },
+      { 'x-signature': owner.address },
+      { 'x-signature': `2${'1'.repeat(100)}` },
+      { 'x-message': 'Sign%20this%20message%E0%A4%A' },
+      { 'x-message': 'base64:***' },
+      { 'x-message': `base64:${Buffer.from([0xff, 0xfe, 0x41]).toString('base64')}` },
+    ];
+    for (const change of cases) {
+      assertUnauthorized(await rename(app, { ...owner.authHeaders(), ...change }), 'malformed');
+    }
+  });
+
+  test('wrong_message: any text other than the sentence, a blank line and a millisecond timestamp', async () => {
+    const app = await start();
+    const now = Date.now();
+    const texts = [
+      `Sign in to Vaultkeeper.\n\nTimestamp: ${now}`,
+      `${SENTENCE}\nTimestamp: ${now}`,
+      `${SENTENCE}\n\nTimestamp: 0${now}`,
+      `${SENTENCE}\n\nTimestamp: ${now}.5`,
+      `${SENTENCE}\n\nTimestamp: ${new Date(now).toISOString()}`,
+      `${SENTENCE}\n\nTimestamp: ${now}\n`,
+      `${SENTENCE}\n\nTimestamp: `,
+      `${SENTENCE.toLowerCase()}\n\nTimestamp: ${now}`,
+    ];
+    for (const text of texts) assertUnauthorized(await rename(app, signedText(owner, text)), 'wrong_message');
+  });
+
+  test('bad_signature: another key, another message, or a corrupted signature', async () => {
+    const app = await start();
+    const other = createTestWallet();
+    const message = createAuthMessage();
+    const byOther = other.authHeaders({ message });
+    assertUnauthorized(
+      await rename(app, { ...owner.authHeaders({ message }), 'x-signature': byOther['x-signature']! }),
+      'bad_signature',
+    );
+    const forLater = owner.authHeaders({ timestampMs: Date.now() + 1_000 });
+    assertUnauthorized(
+      await rename(app, { ...owner.authHeaders(), 'x-signature': forLater['x-signature']! }),
+      'bad_signature',
+    );
+    const signature = owner.sign(message);
+    signature[10] = (signature[10] ?? 0) ^ 1;
+    const corrupted = owner.authHeaders({ message });
+    corrupted['x-signature'] = getBase58Decoder().decode(signature);
+    assertUnauthorized(await rename(app, corrupted), 'bad_signature');
+  });
+
+  test('expired: more than 300 s old or more than 60 s ahead', async () => {
+    const now = Date.parse('2026-11-22T01:27:42.000Z');
+    const app = await start({ clock: { now: () => new Date(now) } });
+    assertUnauthorized(await rename(app, owner.authHeaders({ timestampMs: now - 300_001 })), 'expired');
+    assertUnauthorized(await rename(app, owner.authHeaders({ timestampMs: now + 60_001 })), 'expired');
+    assertUnauthorized(await rename(app, owner.authHeaders({ timestampMs: 0 })), 'expired');
+  });
+
+  test('expired follows AUTH_MAX_AGE_SECONDS', async () => {
+    const now = Date.parse('2026-11-22T01:27:42.000Z');
+    const app = await start({ clock: { now: () => new Date(now) }, env: { AUTH_MAX_AGE_SECONDS: '10' } });
+    assertUnauthorized(await rename(app, owner.authHeaders({ timestampMs: now - 10_001 })), 'expired');
+    assert.equal((await rename(app, owner.authHeaders({ timestampMs: now - 10_000 }))).statusCode, 200);
+  });
+
+  test('replayed: a signature is accepted once, whichever X-Message form carries it', async () => {
+    const app = await start();
+    const message = createAuthMessage();
+    const headers = owner.authHeaders({ message });
+    assert.equal((await rename(app, headers)).statusCode, 200);
+    assertUnauthorized(await rename(app, headers), 'replayed');
+    assertUnauthorized(await rename(app, owner.authHeaders({ message, form: 'base64' })), 'replayed');
+    assertUnauthorized(await rename(app, owner.authHeaders({ message, form: 'escaped' })), 'replayed');
+  });
+
+  test('a request refused before the replay check does not use up its signature', async () => {
+    const app = await start();
+    const headers = owner.authHeaders();
+    const wrongSigner = await app.inject({
+      method: 'PATCH',
+      url: `/api/vaults/${vault.address}`,
+      headers: { ...headers, 'x-wallet-address': createTestWallet().address },
+      payload: { name: 'x' },
+    });
+    assertUnauthorized(wrongSigner, 'bad_signature');
+    assert.equal((await rename(app, headers)).statusCode, 200);
+  });
+});
+
+describe('POST /api/auth/verify', () => {
+  test('answers the wallet for valid headers, then refuses the same signature; 401 with the reason otherwise', async () => {
+    const app = await start();
+    const headers = owner.authHeaders();
+    const verified = await app.inject({ method: 'POST', url: '/api/auth/verify', headers });
+    assert.equal(verified.statusCode, 200, verified.body);
+    assert.equal(verified.json().wallet, owner.address);
+    assert.equal(verified.headers['cache-control'], 'no-store');
+    assertUnauthorized(await app.inject({ method: 'POST', url: '/api/auth/verify', headers }), 'replayed');
+    assertUnauthorized(await app.inject({ method: 'POST', url: '/api/auth/verify' }), 'missing_headers');
+  });
+});
+
+describe('replay across instances', () => {
+  // With REDIS_URL two caches on one key prefix act as two instances' Redis clients; without it both
+  // apps share ONE in-process memory cache (the in-process guard is per process by design).
+  test('a signature used on one instance is refused on another', async () => {
+    const prefix = `vk-test-replay-${process.pid}-${Date.now()}:`;
+    const first = process.env.REDIS_URL ? createTestCache(prefix) : createMemoryCache();
+    const second = process.env.REDIS_URL ? createTestCache(prefix) : first;
+    const appA = await start({ cache: first });
+    const appB = await start({ cache: second });
+    const headers = owner.authHeaders();
+    assert.equal((await rename(appA, headers)).statusCode, 200);
+    assertUnauthorized(await rename(appB, headers), 'replayed');
+    assertUnauthorized(await rename(appA, headers), 'replayed');
+  });
+
+  test('replay protection holds inside an instance while Redis is unreachable', async () => {
+    const unreachable = createRedisCache('redis://127.0.0.1:1', { prefix: 'vk-test-down:' });
+    const app = await start({ cache: unreachable });
+    const headers = owner.authHeaders();
+    assert.equal((await rename(app, headers)).statusCode, 200);
+    assertUnauthorized(await rename(app, headers), 'replayed');
+  });
+});
+
+describe('around authentication', () => {
+  test('authenticates before validating the body: a bad body without headers is 401', async () => {
+    const app = await start();
+    const response = await app.inject({
+      method: 'PATCH',
+      url: `/api/vaults/${vault.address}`,
+      payload: { name: '', unknown: true },
+    });
+    assertUnauthorized(response, 'missing_headers');
+    assert.equal(response.headers['cache-control'], 'no-store');
+  });
+
+  test('403 FORBIDDEN for a valid signer who is not the vault authority; nothing changes', async () => {
+    const app = await start();
+    const response = await rename(app, createTestWallet().authHeaders(), 'Hijacked');
+    assert.equal(response.statusCode, 403);
+    assert.equal(response.json().code, 'FORBIDDEN');
+    const detail = await app.inject(`/api/vaults/${vault.address}`);
+    assert.equal(detail.json().name, 'Before');
+  });
+
+  test('public routes ignore wallet headers, even broken ones', async () => {
+    const app = await start();
+    const response = await app.inject({
+      url: `/api/vaults/${vault.address}`,
+      headers: { 'x-wallet-address': 'junk', 'x-signature': 'junk', 'x-message': 'junk' },
+    });
+    assert.equal(response.statusCode, 200);
+  });
+
+  test('signatures and signed messages never reach a log line', async () => {
+    const logs = createLogCapture();
+    const app = await start({ logs });
+    const good = owner.authHeaders();
+    const bad: Record<string, string> = {
+      ...owner.authHeaders(),
+      'x-wallet-address': createTestWallet().address,
+    };
+    await rename(app, good);
+    await rename(app, good);
+    await rename(app, bad);
+    await app.inject({ method: 'PATCH', url: '/api/vaults/nope', headers: owner.authHeaders(), payload: {} });
+    assert.ok(logs.lines.length > 0, 'trace logging produced lines');
+    for (const headers of [good, bad]) {
+      const timestamp = decodeURIComponent(headers['x-message']!).split('Timestamp: ')[1]!;
+      for (const secret of [headers['x-signature']!, headers['x-message']!, `Timestamp: ${timestamp}`]) {
+        assert.ok(
+          !logs.lines.some((line) => line.includes(secret)),
+          `a log line holds ${secret.slice(0, 12)}…`,
+        );
+      }
+    }
+  });
+
+  test('OpenAPI lists the wallet headers as the security of protected routes, with their 401', async () => {
+    const app = await start();
+    const spec = (await app.inject('/api/openapi.json')).json();
+    const protectedOperations = [
+      spec.paths['/api/vaults'].post,
+      spec.paths['/api/vaults/{id}'].patch,
+      spec.paths['/api/auth/verify'].post,
+    ];
+    for (const operation of protectedOperations) {
+      assert.deepEqual(operation.security, [{ walletAddress: [], walletSignature: [], walletMessage: [] }]);
+      assert.ok(operation.responses['401'], 'documents 401');
+    }
+    assert.equal(spec.paths['/api/vaults'].get.security, undefined);
+    // Optional wallet auth (Blink approve: wallets cannot send headers) documents "none, or all three".
+    assert.deepEqual(spec.paths['/api/actions/{vault}/{nonce}/approve'].post.security, [
+      {},
+      { walletAddress: [], walletSignature: [], walletMessage: [] },
+    ]);
+  });
+});
+
+describe('the README example', () => {
+  /** The body of the README's ```ts block that starts with `// <file>:`. */
+  async function readmeBlock(file: string): Promise<string> {
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].find((m) => m[1]!.startsWith(`// ${file}:`));
+    assert.ok(block, `README has a ${file} block`);
+    return block[1]!;
+  }
+
+  test('shows exactly the helper in test/support/wallet.ts', async () => {
+    const source = await readFile(new URL('../support/wallet.ts', import.meta.url), 'utf8');
+    const region = source
+      .split('// #region readme-auth-helper')[1]!
+      .split('// #endregion readme-auth-helper')[0]!;
+    const helper = region.slice(region.indexOf('\n') + 1).trim();
+    assert.equal((await readmeBlock('vaultkeeper-auth.ts')).trim(), helper);
+  });
+
+  test("runs as written: a key file signs the request and the vault's transaction, and the chain has it", async () => {
+    const validator = await startFakeValidator();
+    const dir = join(process.cwd(), 'test-artifacts', `readme-${process.pid}-${Date.now()}`);
+    await mkdir(dir, { recursive: true });
+    const app = await start({ env: { SOLANA_RPC_URL: validator.rpcUrl, SOLANA_WS_URL: validator.wsUrl } });
+    try {
+      await writeFile(join(dir, 'vaultkeeper-auth.ts'), await readmeBlock('vaultkeeper-auth.ts'));
+      await writeFile(join(dir, 'create-vault.ts'), await readmeBlock('create-vault.ts'));
+      const keyFile = join(dir, 'id.json');
+      const wallet = createTestWallet();
+      await writeFile(keyFile, JSON.stringify([...wallet.secretKey]));
+      await validator.airdrop(wallet.address as Address, 5_000_000_000n);
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const apiUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+
+      const example = (await import(join(dir, 'create-vault.ts'))) as {
+        createVault(
+          options: Record<string, string>,
+        ): Promise<{ vault: { address: string }; signature: string }>;
+      };
+      const agentSigner = randomAddress();
+      const { vault, signature } = await example.createVault({
+        apiUrl,
+        rpcUrl: validator.rpcUrl,
+        keyFile,
+        name: 'From the README',
+        agentSigner,
+        dailyLimit: '1000000000',
+      });
+      assert.match(signature, /^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+      const onChain = validator.getVault(vault.address as Address);
+      assert.equal(onChain?.config.name, 'From the README');
+      assert.equal(onChain?.config.authority, wallet.address);
+      assert.equal(onChain?.config.agentSigner, agentSigner);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+      await validator.close();
+    }
+  });
+});

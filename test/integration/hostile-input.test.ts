@@ -1,0 +1,269 @@
+// Property-based hostile input against every registered route: never a 5xx, always the error envelope
+// for 4xx, security headers on every response, and a refused request writes nothing.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { Address } from '@solana/kit';
+import { sql } from 'drizzle-orm';
+import fc from 'fast-check';
+import type { FastifyInstance, HTTPMethods, InjectOptions } from 'fastify';
+import { API_SECURITY_HEADERS } from '../../src/http/plugins/security.js';
+import { createTestApp, createTestCache } from '../support/app.js';
+import { createTestStorage, type TestStorage } from '../support/database.js';
+import { createOverride, createTransaction, createVault, randomAddress } from '../support/factories.js';
+import { type FakeValidator, startFakeValidator } from '../support/fake-validator/index.js';
+import {
+  bodyBytes,
+  hostileBody,
+  hostileHeaders,
+  hostileText,
+  type KnownValues,
+  listRoutes,
+  POLLUTION_MARKER,
+  plausibleParam,
+  type RouteTemplate,
+  urlPart,
+} from '../support/hostile-requests.js';
+import { waitFor } from '../support/wait.js';
+import { createTestWallet, type TestWallet } from '../support/wallet.js';
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 5_000);
+const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+const MAX_READ_BYTES = 4 * 1024 * 1024;
+
+let testStorage: TestStorage;
+let validator: FakeValidator;
+let app: FastifyInstance;
+let wallet: TestWallet;
+let known: KnownValues;
+/** Row counts of every table (as JSON). */
+let countRows: () => Promise<string>;
+const closing: Array<() => Promise<unknown>> = [];
+
+before(async () => {
+  testStorage = await createTestStorage();
+  validator = await startFakeValidator();
+  wallet = createTestWallet();
+  const cache = createTestCache();
+  await waitFor(() => cache.ping());
+  ({ app } = await createTestApp({
+    storage: testStorage.storage,
+    cache,
+    env: { SOLANA_RPC_URL: validator.rpcUrl, SOLANA_WS_URL: validator.wsUrl, RATE_LIMIT_ENABLED: 'false' },
+  }));
+  closing.push(
+    () => validator.close(),
+    () => cache.close(),
+    () => app.close(),
+  );
+
+  // A vault the fuzzing wallet owns, on chain and in the database, with a blocked attempt and its override.
+  const onChain = await validator.createVault({
+    authority: wallet.address as Address,
+    dailyLimit: 1_000_000_000n,
+  });
+  const db = testStorage.storage.db;
+  const vault = await createVault(db, {
+    address: onChain.vault,
+    authority: wallet.address,
+    agentSigner: onChain.agentSigner,
+    vaultNonce: onChain.nonce,
+  });
+  const override = await createOverride(db, { vault, nonce: 0n });
+  const blocked = await createTransaction(db, { vault, status: 'blocked', override });
+  await createTransaction(db, { vault, status: 'executed' });
+  known = {
+    addresses: [wallet.address, vault.address, vault.depositAddress, override.destination, randomAddress()],
+    ids: [vault.id, override.id, blocked.id, blocked.signature!],
+    numbers: ['0', '1', '2', '20', '100'],
+  };
+
+  const tables = await testStorage.storage.rows<{ name: string }>(
+    sql`select tablename as name from pg_tables where schemaname = 'public' order by tablename`,
+  );
+  const counts = sql.raw(
+    `select ${tables.map((t) => `(select count(*) from "${t.name}")::int as "${t.name}"`).join(', ')}`,
+  );
+  // The next transaction id moves only when something wrote: a cheap check before counting every table.
+  const nextXid = sql`select pg_snapshot_xmax(pg_current_snapshot())::text as xid`;
+  let lastXid = '';
+  let lastCounts = '';
+  countRows = async () => {
+    const [{ xid }] = (await testStorage.storage.rows<{ xid: string }>(nextXid)) as [{ xid: string }];
+    if (xid !== lastXid) {
+      lastCounts = JSON.stringify((await testStorage.storage.rows(counts))[0]);
+      lastXid = xid;
+    }
+    return lastCounts;
+  };
+});
+
+after(async () => {
+  for (const close of closing.splice(0).reverse()) await close();
+  await testStorage.close();
+});
+
+interface Outcome {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: Buffer;
+}
+
+/** Sends one request and reads at most a few MiB; an event stream is cut after its headers. */
+async function send(options: InjectOptions): Promise<Outcome> {
+  const response = await app.inject({ ...options, payloadAsStream: true });
+  const stream = response.stream();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  if (!String(response.headers['content-type']).startsWith('text/event-stream')) {
+    for await (const chunk of stream) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size > MAX_READ_BYTES) break;
+    }
+  }
+  stream.destroy();
+  return { status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks) };
+}
+
+function assertWellFormed(outcome: Outcome, method: string, label: string): void {
+  assert.ok(outcome.status < 500, `${label} → ${outcome.status} ${outcome.body.toString().slice(0, 300)}`);
+  for (const header of ['x-content-type-options', 'content-security-policy', 'strict-transport-security']) {
+    assert.ok(outcome.headers[header] !== undefined, `${label}: no ${header}`);
+  }
+  assert.ok(outcome.headers['x-request-id'], `${label}: no x-request-id`);
+  if (outcome.status < 400 || method === 'HEAD') return;
+  assert.match(String(outcome.headers['content-type']), /^application\/json/, label);
+  const body = JSON.parse(outcome.body.toString()) as Record<string, unknown>;
+  assert.equal(typeof body.error, 'string', label);
+  assert.equal(typeof body.code, 'string', label);
+  assert.ok(
+    typeof body.details === 'object' && body.details !== null && !Array.isArray(body.details),
+    `${label}: details must be an object`,
+  );
+}
+
+function requestArbitrary(routes: RouteTemplate[]) {
+  const anyPath = fc.array(urlPart(hostileText(known)), { minLength: 1, maxLength: 4 }).map((parts) => ({
+    path: `/${parts.join('/')}`,
+    methods: METHODS,
+    query: [],
+    body: [],
+  }));
+  const route = fc.oneof(
+    { weight: 12, arbitrary: fc.constantFrom(...routes) },
+    { weight: 1, arbitrary: anyPath },
+  );
+  return route.chain((template) =>
+    fc.record({
+      template: fc.constant(template),
+      method: fc.oneof(
+        { weight: 8, arbitrary: fc.constantFrom(...template.methods) },
+        { weight: 1, arbitrary: fc.constantFrom(...METHODS) },
+      ),
+      params: fc.tuple(
+        ...[...template.path.matchAll(/:(\w+)/g)].map(([, name]) =>
+          fc.oneof(urlPart(hostileText(known)), plausibleParam(name!, known)),
+        ),
+      ),
+      tail: fc.array(urlPart(hostileText(known)), { maxLength: 3 }),
+      query: fc.array(
+        fc.tuple(
+          urlPart(
+            fc.oneof(
+              fc.constantFrom(...template.query, 'page', 'limit', 'vault'),
+              hostileText(known),
+              fc.constantFrom(
+                '__proto__',
+                `__proto__[${POLLUTION_MARKER}]`,
+                `constructor[prototype][${POLLUTION_MARKER}]`,
+                'a[b][c]',
+                '',
+              ),
+            ),
+          ),
+          urlPart(hostileText(known)),
+        ),
+        { maxLength: 5 },
+      ),
+      headers: hostileHeaders(known),
+      auth: fc.constantFrom('signed', 'signed', 'garbage', 'none'),
+      body: hostileBody(template.body, known),
+    }),
+  );
+}
+
+describe('hostile input', () => {
+  test(`${RUNS} hostile requests across every route: no 5xx, envelopes, headers, no writes`, async () => {
+    const routes = listRoutes(app);
+    for (const expected of ['/api/health', '/api/vaults/:address', '/metrics', '/docs/*']) {
+      assert.ok(
+        routes.some((r) => r.path === expected),
+        `route list misses ${expected}`,
+      );
+    }
+    const hits = new Map<string, number>();
+    let writes = 0;
+    let baseline = await countRows();
+
+    await fc.assert(
+      fc.asyncProperty(requestArbitrary(routes), async (input) => {
+        let param = 0;
+        let path = input.template.path.replace(/:\w+/g, () => (input.params as string[])[param++]!);
+        path = path.replace(/\*$/, input.tail.join('/'));
+        const query = input.query.map(([k, v]) => `${k}=${v}`).join('&');
+        const url = query === '' ? path : `${path}?${query}`;
+        const headers: Record<string, string> = { ...input.headers };
+        if (input.auth === 'signed') Object.assign(headers, wallet.authHeaders());
+        if (input.auth === 'none') {
+          for (const name of ['x-wallet-address', 'x-signature', 'x-message']) delete headers[name];
+        }
+        const payload = bodyBytes(input.body);
+        const label = `${input.method} ${url.slice(0, 200)} [${input.body.kind}]`;
+        hits.set(input.template.path, (hits.get(input.template.path) ?? 0) + 1);
+
+        const outcome = await send({
+          method: input.method,
+          url,
+          headers,
+          ...(payload === undefined ? {} : { payload }),
+        });
+        assertWellFormed(outcome, input.method, label);
+        assert.equal(
+          (Object.prototype as Record<string, unknown>)[POLLUTION_MARKER],
+          undefined,
+          `${label} polluted`,
+        );
+        const rows = await countRows();
+        if (outcome.status >= 300) assert.equal(rows, baseline, `${label} → ${outcome.status} wrote rows`);
+        else if (rows !== baseline) writes += 1;
+        baseline = rows;
+      }),
+      { numRuns: RUNS, ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}) },
+    );
+
+    for (const route of routes) {
+      assert.ok(
+        (hits.get(route.path) ?? 0) >= Math.min(20, RUNS / (routes.length * 4)),
+        `${route.path} rarely hit`,
+      );
+    }
+    process.stdout.write(
+      `# hostile input: ${RUNS} cases, ${routes.length} routes, ${writes} accepted writes\n`,
+    );
+  });
+
+  test('a URL the router refuses gets the envelope and the same security headers as any other error', async () => {
+    const refused = await send({ method: 'GET', url: '/api/vaults/%zz' });
+    const notFound = await send({ method: 'GET', url: `/api/${randomBytes(4).toString('hex')}` });
+    assert.equal(refused.status, 400);
+    assert.equal(JSON.parse(refused.body.toString()).code, 'VALIDATION_ERROR');
+    for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) {
+      assert.equal(notFound.headers[name], value, `helmet sends ${name} as API_SECURITY_HEADERS says`);
+      assert.equal(refused.headers[name], value, name);
+    }
+    const long = await send({ method: 'GET', url: `/api/vaults/${'1'.repeat(300)}` });
+    assert.equal(long.status, 400);
+    assert.equal(JSON.parse(long.body.toString()).details.issues[0].path, 'url');
+  });
+});

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { createTestApp } from '../support/app.js';
+import { createTestStorage, type TestStorage } from '../support/database.js';
+
+const VAULT = '7ahLfVoTVkWGczwHEDNC4yX8zV1bJy9tr1kaztMtsbT9';
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+let storage: TestStorage;
+let app: FastifyInstance;
+
+before(async () => {
+  storage = await createTestStorage();
+  ({ app } = await createTestApp({ storage: storage.storage, env: { SOLANA_CLUSTER: 'testnet' } }));
+});
+after(async () => {
+  await app.close();
+  await storage.close();
+});
+
+const directives = (csp: string) =>
+  Object.fromEntries(
+    csp.split(';').map((part) => {
+      const [name = '', ...values] = part.trim().split(/\s+/);
+      return [name, values];
+    }),
+  );
+
+/** The hashed asset URLs an HTML page references. */
+const assetUrls = (html: string) => [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+
+describe('owner pages', () => {
+  for (const path of [`/overrides/${VAULT}/7`, `/vaults/${VAULT}`]) {
+    test(`${path.split('/')[1]} page: an HTML shell under a strict Content-Security-Policy`, async () => {
+      const res = await app.inject({ method: 'GET', url: path });
+      assert.equal(res.statusCode, 200);
+      assert.match(res.headers['content-type'] as string, /^text\/html; charset=utf-8/);
+      assert.equal(res.headers['cache-control'], 'no-cache');
+      const csp = directives(res.headers['content-security-policy'] as string);
+      assert.deepEqual(csp['script-src'], ["'self'"]);
+      assert.deepEqual(csp['style-src'], ["'self'"]);
+      assert.deepEqual(csp['connect-src'], ["'self'"]);
+      assert.deepEqual(csp['default-src'], ["'none'"]);
+      assert.deepEqual(csp['frame-ancestors'], ["'none'"]);
+      // No inline script or style the policy would have to allow.
+      assert.doesNotMatch(res.body, /<script(?![^>]*\bsrc=)[^>]*>/);
+      assert.doesNotMatch(res.body, /\sstyle=|<style/);
+      assert.match(res.body, /<meta name="vaultkeeper-cluster" content="testnet">/);
+      assert.equal(assetUrls(res.body).length, 2);
+    });
+  }
+
+  test('assets named by their content hash are cached for good; other URLs revalidate', async () => {
+    const page = await app.inject({ method: 'GET', url: `/vaults/${VAULT}` });
+    for (const url of assetUrls(page.body)) {
+      const hashed = await app.inject({ method: 'GET', url });
+      assert.equal(hashed.statusCode, 200, url);
+      assert.equal(hashed.headers['cache-control'], 'public, max-age=31536000, immutable');
+      assert.match(hashed.headers['content-type'] as string, /^(text\/javascript|text\/css); charset=utf-8$/);
+      const file = url.split('?')[0]!.replace('/assets/', '');
+      assert.deepEqual(hashed.rawPayload, readFileSync(`${ROOT}/public/assets/${file}`));
+
+      const plain = await app.inject({ method: 'GET', url: url.split('?')[0]! });
+      assert.equal(plain.headers['cache-control'], 'no-cache');
+      const again = await app.inject({
+        method: 'GET',
+        url: url.split('?')[0]!,
+        headers: { 'if-none-match': plain.headers.etag as string },
+      });
+      assert.equal(again.statusCode, 304);
+      assert.equal(again.body, '');
+    }
+  });
+
+  test('an unknown asset is a JSON 404, and no path escapes the asset folder', async () => {
+    const missing = await app.inject({ method: 'GET', url: '/assets/nothing.js' });
+    assert.equal(missing.statusCode, 404);
+    assert.equal(missing.json().code, 'NOT_FOUND');
+    for (const url of [
+      '/assets/..%2Fpages%2Fvault.html',
+      '/assets/%2e%2e%2fpackage.json',
+      '/assets/pages.css.map',
+    ]) {
+      const res = await app.inject({ method: 'GET', url });
+      assert.ok([400, 404].includes(res.statusCode), `${url} answered ${res.statusCode}`);
+      assert.equal(res.json().code === 'NOT_FOUND' || res.json().code === 'VALIDATION_ERROR', true);
+    }
+  });
+
+  test('the committed bundle is what src/web builds to (npm run build:web)', () => {
+    const check = spawnSync(process.execPath, ['scripts/build-web.mjs', '--check'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    assert.equal(check.status, 0, check.stderr);
+  });
+});

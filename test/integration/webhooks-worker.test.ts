@@ -1,0 +1,265 @@
+// The delivery worker end to end, part 2: subscription health (410, five failing days, disabled,
+// deleted), concurrency between workers, graceful shutdown, and e-mail through a local SMTP sink.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, test } from 'node:test';
+import { eq, sql } from 'drizzle-orm';
+import { enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
+import { FAILING_REASON, GONE_REASON, MAX_FAILING_MS } from '../../src/jobs/retry-policy.js';
+import { runDeliveryWorker } from '../../src/jobs/worker.js';
+import { webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
+import { createTestDeps } from '../support/app.js';
+import { createTestStorage, type TestStorage } from '../support/database.js';
+import { randomAddress } from '../support/factories.js';
+import { createSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+import { waitFor } from '../support/wait.js';
+import { createWebhookFixtures, WORKER_ENV } from '../support/webhooks.js';
+
+let storage: TestStorage;
+const { db, deliveries, cleanup, receiver, startWorker, subscribe, emit, attemptsOf, settled, webhookRow } =
+  createWebhookFixtures(() => storage);
+
+before(async () => {
+  storage = await createTestStorage();
+});
+after(async () => {
+  await storage.close();
+});
+afterEach(() => cleanup());
+
+describe('subscription health', () => {
+  test('410 Gone disables the subscription and fails its queued deliveries', async () => {
+    const target = await receiver({ responder: () => ({ status: 410 }) });
+    const sub = await subscribe(target.url);
+    await emit(sub);
+    // Queued behind the first, not yet due.
+    await emit(sub);
+    const [, later] = await deliveries();
+    await db()
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: new Date(Date.now() + 3600_000) })
+      .where(eq(webhookDeliveries.id, later!.id));
+    startWorker();
+    const rows = await settled(2, 'failed');
+    assert.equal(target.requests.length, 1);
+    assert.match(rows.find((r) => r.id === later!.id)!.lastError!, /subscription disabled/);
+    const webhook = await webhookRow(sub.webhook.id);
+    assert.deepEqual([webhook!.active, webhook!.disabledReason], [false, GONE_REASON]);
+    const enqueued = await enqueueWebhookEvent(db(), {
+      event: 'vault.paused',
+      vaultId: sub.vault.id,
+      authority: sub.vault.authority,
+      timestamp: new Date().toISOString(),
+      data: {},
+      dedupeKey: 'after-disable',
+    });
+    assert.equal(enqueued, 0);
+  });
+
+  test('five days of continuous failure disable the subscription', async () => {
+    const target = await receiver({ responder: () => ({ status: 500 }) });
+    const sub = await subscribe(target.url, { failingSince: new Date(Date.now() - MAX_FAILING_MS - 1000) });
+    startWorker();
+    await emit(sub);
+    await settled(1, 'failed');
+    const webhook = await webhookRow(sub.webhook.id);
+    assert.deepEqual([webhook!.active, webhook!.disabledReason], [false, FAILING_REASON]);
+    assert.equal(target.requests.length, 1);
+  });
+
+  test('deliveries of a disabled subscription fail without being sent', async () => {
+    const target = await receiver();
+    const sub = await subscribe(target.url);
+    await emit(sub);
+    await db()
+      .update(webhooks)
+      .set({ active: false, disabledReason: 'disabled by owner' })
+      .where(eq(webhooks.id, sub.webhook.id));
+    startWorker();
+    const [delivery] = await settled(1, 'failed');
+    assert.equal(delivery!.lastError, 'subscription disabled');
+    assert.equal(target.requests.length, 0);
+    assert.equal((await attemptsOf(delivery!.id)).length, 0);
+  });
+
+  test('a subscription deleted while its delivery is in flight is dropped cleanly', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const target = await receiver({
+      responder: async (_request, index) => {
+        if (index === 0) await gate;
+        return { status: 200 };
+      },
+    });
+    const doomed = await subscribe(target.url);
+    const kept = await subscribe(target.url);
+    startWorker();
+    await emit(doomed);
+    await waitFor(() => target.requests.length === 1);
+    await db().delete(webhooks).where(eq(webhooks.id, doomed.webhook.id));
+    release();
+    await emit(kept);
+    const [delivery] = await settled(1);
+    assert.equal(delivery!.webhookId, kept.webhook.id);
+    const [count] = await storage.storage.rows<{ n: number }>(
+      sql`select count(*)::int as n from webhook_attempts`,
+    );
+    assert.equal(count!.n, 1);
+  });
+});
+
+describe('concurrency', () => {
+  test('two workers never send one delivery at the same time', async () => {
+    const target = await receiver({
+      responder: () => new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), 5)),
+    });
+    const sub = await subscribe(target.url);
+    const total = 150;
+    await db().transaction(async (tx) => {
+      for (let i = 0; i < total; i += 1) {
+        await enqueueWebhookEvent(tx, {
+          event: 'vault.paused',
+          vaultId: sub.vault.id,
+          authority: sub.vault.authority,
+          timestamp: new Date().toISOString(),
+          data: { vault: sub.vault.address, n: i },
+          dedupeKey: `bulk:${i}`,
+        });
+      }
+    });
+    startWorker({}, { concurrency: 8 });
+    startWorker({}, { concurrency: 8 });
+    const rows = await settled(total, 'succeeded', 30_000);
+    assert.equal(target.requests.length, total, 'some delivery was sent twice');
+    assert.equal(new Set(target.requests.map((r) => r.headers['webhook-id'])).size, total);
+    assert.equal(target.maxConcurrentPerId, 1);
+    assert.ok(rows.every((r) => r.attemptCount === 1));
+  });
+
+  test('a worker with every slot busy keeps serving I/O when new deliveries are announced', {
+    timeout: 30_000,
+  }, async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const target = await receiver({
+      responder: async () => {
+        await gate;
+        return { status: 200 };
+      },
+    });
+    const sub = await subscribe(target.url);
+    startWorker({}, { concurrency: 2 });
+    await emit(sub);
+    await emit(sub);
+    await waitFor(() => target.requests.length === 2);
+    // Announced (NOTIFY) while saturated: the worker must wait for a free slot, not spin.
+    await emit(sub);
+    await emit(sub);
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await settled(4);
+    assert.equal(target.requests.length, 4);
+  });
+});
+
+describe('shutdown', () => {
+  test('aborting the worker lets deliveries in flight finish and records them before it returns', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const target = await receiver({
+      responder: async () => {
+        await gate;
+        return { status: 200 };
+      },
+    });
+    const sub = await subscribe(target.url);
+    const deps = createTestDeps({ storage: storage.storage, env: WORKER_ENV });
+    const controller = new AbortController();
+    const done = runDeliveryWorker(deps, controller.signal, { pollIntervalMs: 25 });
+    await emit(sub);
+    await waitFor(() => target.requests.length === 1);
+    controller.abort();
+    release();
+    await done;
+    const [delivery] = await deliveries();
+    assert.equal(delivery!.status, 'succeeded');
+    assert.equal(delivery!.lockedUntil, null);
+  });
+});
+
+describe('e-mail', () => {
+  let sink: SmtpSink;
+  before(async () => {
+    sink = await createSmtpSink();
+  });
+  after(async () => {
+    await sink.close();
+  });
+
+  test('mailto: subscriptions receive a readable, escaped e-mail with the Blink link', async () => {
+    sink.messages.length = 0;
+    const sub = await subscribe('mailto:owner@example.com');
+    startWorker({ SMTP_URL: sink.url, EMAIL_FROM: 'Vaultkeeper <alerts@vk.example.com>' });
+    const blinkUrl = `https://vk.example.com/api/actions/${sub.vault.address}/7`;
+    await emit(sub, 'transaction.blocked', {
+      vault: sub.vault.address,
+      destination: randomAddress(),
+      amount: '2500000000',
+      blockReason: 'not_whitelisted',
+      blinkUrl,
+      signature: null,
+    });
+    await emit(sub, 'vault.paused', { vault: sub.vault.address, name: '<img src=x onerror=alert(1)>' });
+    const rows = await settled(2);
+    assert.equal(sink.messages.length, 2);
+    const blocked = sink.messages.find((m) => m.subject.includes('blocked'))!;
+    assert.deepEqual(blocked.to, ['owner@example.com']);
+    assert.equal(blocked.from, 'alerts@vk.example.com');
+    assert.match(blocked.subject, /^\[Vaultkeeper\] Transfer blocked: 2\.5 SOL from /);
+    assert.ok(blocked.text.includes(blinkUrl));
+    assert.ok(blocked.text.includes('destination not on the whitelist'));
+    assert.ok(blocked.html.includes(`href="${blinkUrl}"`));
+    const blockedRow = rows.find((r) => r.event === 'transaction.blocked')!;
+    assert.equal(blocked.headers['x-vaultkeeper-delivery'], blockedRow.id);
+    const paused = sink.messages.find((m) => m.subject.includes('paused'))!;
+    assert.ok(!paused.html.includes('<img'));
+    assert.ok(paused.html.includes('&lt;img src=x onerror=alert(1)&gt;'));
+    const [attempt] = await attemptsOf(blockedRow.id);
+    assert.equal(attempt!.statusCode, 250);
+  });
+
+  test('a refused e-mail is retried and the refusal recorded', async () => {
+    sink.messages.length = 0;
+    sink.failNext(1);
+    const sub = await subscribe('mailto:owner@example.com');
+    startWorker({ SMTP_URL: sink.url });
+    await emit(sub, 'vault.resumed', { vault: sub.vault.address });
+    const [delivery] = await settled(1);
+    const attempts = await attemptsOf(delivery!.id);
+    assert.deepEqual(
+      attempts.map((a) => a.statusCode),
+      [451, 250],
+    );
+    assert.match(attempts[0]!.error!, /Try again later/);
+    assert.equal(sink.messages.length, 1);
+  });
+
+  test('a delivery that cannot be built is a failed attempt and runs out of retries', async () => {
+    sink.messages.length = 0;
+    const sub = await subscribe('mailto:owner@example.com');
+    await db()
+      .insert(webhookDeliveries)
+      .values({ webhookId: sub.webhook.id, event: 'vault.paused', payload: 'not json' });
+    startWorker({ SMTP_URL: sink.url, WEBHOOK_RETRY_SCHEDULE: '0.05' });
+    const [delivery] = await settled(1, 'failed');
+    const attempts = await attemptsOf(delivery!.id);
+    assert.equal(attempts.length, 2);
+    assert.ok(attempts.every((a) => /^internal error: /.test(a.error ?? '')));
+    assert.equal(sink.messages.length, 0);
+  });
+});

@@ -18,7 +18,8 @@ describe('the service process', () => {
   });
 
   test('serves health, then stops gracefully on SIGTERM within 10 s', async () => {
-    const service = await startService({ DATABASE_URL: 'memory://', ROLES: 'api' });
+    // The embedded defaults: no Redis even when the suite itself runs with one.
+    const service = await startService({ DATABASE_URL: 'memory://', REDIS_URL: '', ROLES: 'api' });
     const res = await fetch(`${service.baseUrl}/api/health`);
     const body = (await res.json()) as { database: string; redis: string };
     assert.equal(body.database, 'connected');

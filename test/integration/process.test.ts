@@ -20,10 +20,15 @@ describe('the service process', () => {
   test('serves health, then stops gracefully on SIGTERM within 10 s', async () => {
     // The embedded defaults: no Redis even when the suite itself runs with one.
     const service = await startService({ DATABASE_URL: 'memory://', REDIS_URL: '', ROLES: 'api' });
-    const res = await fetch(`${service.baseUrl}/api/health`);
-    const body = (await res.json()) as { database: string; redis: string };
-    assert.equal(body.database, 'connected');
-    assert.equal(body.redis, 'in-memory');
+    try {
+      const res = await fetch(`${service.baseUrl}/api/health`);
+      const body = (await res.json()) as { database: string; redis: string };
+      assert.equal(body.database, 'connected');
+      assert.equal(body.redis, 'in-memory');
+    } catch (error) {
+      await service.stop('SIGKILL');
+      throw error;
+    }
     const started = Date.now();
     const { code } = await service.stop('SIGTERM');
     assert.equal(code, 0);

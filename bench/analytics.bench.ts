@@ -11,15 +11,11 @@ import { getBase58Decoder } from '@solana/kit';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
-import { type AppDeps, createRpcClients } from '../src/app-deps.js';
-import { createMemoryCache } from '../src/cache/index.js';
+import { createAppDeps } from '../src/app-deps.js';
 import { loadConfig } from '../src/config.js';
 import { runDailyMetricsRollup } from '../src/domain/analytics/daily-metrics-rollup.js';
 import { markDailyMetricsDirtyRange } from '../src/domain/analytics/metrics-dirty.js';
 import { createDisconnectedChainStatus } from '../src/domain/health/chain-status.js';
-import { createLogger } from '../src/lib/logger.js';
-import { createMetrics } from '../src/lib/metrics.js';
-import { createRollingWindow } from '../src/lib/rolling-window.js';
 import { createDatabase, type Storage } from '../src/storage/database.js';
 
 const { values: args } = parseArgs({
@@ -131,18 +127,7 @@ async function main(): Promise<void> {
   });
   const storage = await createDatabase(config.database);
   const now = new Date();
-  const deps: AppDeps = {
-    config,
-    storage,
-    cache: createMemoryCache(),
-    logger: createLogger({ level: 'silent' }),
-    clock: { now: () => new Date() },
-    metrics: createMetrics(),
-    rpc: createRpcClients(config).rpc,
-    chainStatus: createDisconnectedChainStatus(config.cluster),
-    requestStats: createRollingWindow(),
-    startedAt: Date.now(),
-  };
+  const deps = createAppDeps({ config, storage, chainStatus: createDisconnectedChainStatus(config.cluster) });
   const app = await buildApp(deps);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -4,14 +4,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
-import { type AppDeps, createRpcClients } from '../src/app-deps.js';
-import { createMemoryCache } from '../src/cache/index.js';
+import { createAppDeps } from '../src/app-deps.js';
 import { loadConfig } from '../src/config.js';
 import { createDisconnectedChainStatus } from '../src/domain/health/chain-status.js';
-import { systemClock } from '../src/lib/clock.js';
-import { createLogger } from '../src/lib/logger.js';
-import { createMetrics } from '../src/lib/metrics.js';
-import { createRollingWindow } from '../src/lib/rolling-window.js';
 import { createDatabase } from '../src/storage/database.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -27,18 +22,7 @@ async function generate(): Promise<string> {
     npm_package_version: version,
   });
   const storage = await createDatabase(config.database);
-  const deps: AppDeps = {
-    config,
-    storage,
-    cache: createMemoryCache(),
-    logger: createLogger({ level: 'silent' }),
-    clock: systemClock,
-    metrics: createMetrics(),
-    rpc: createRpcClients(config).rpc,
-    chainStatus: createDisconnectedChainStatus(config.cluster),
-    requestStats: createRollingWindow(),
-    startedAt: Date.now(),
-  };
+  const deps = createAppDeps({ config, storage, chainStatus: createDisconnectedChainStatus(config.cluster) });
   const app = await buildApp(deps);
   try {
     await app.ready();

@@ -1,19 +1,15 @@
 // Process entry: load config, open storage, start the roles in ROLES, shut down gracefully.
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { type AppDeps, createRpcClients } from './app-deps.js';
+import { createAppDeps, createRpcClients } from './app-deps.js';
 import { createCache } from './cache/index.js';
 import { runIngestor } from './chain/ingestor.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { createDatabaseChainStatus } from './domain/health/chain-status-store.js';
 import { createCacheCleanupJob } from './jobs/cache-cleanup.js';
 import { createMetricsRollupJob } from './jobs/metrics-rollup.js';
 import { runScheduledJobs } from './jobs/scheduler.js';
 import { runDeliveryWorker } from './jobs/worker.js';
-import { systemClock } from './lib/clock.js';
 import { createLogger } from './lib/logger.js';
-import { createMetrics } from './lib/metrics.js';
-import { createRollingWindow } from './lib/rolling-window.js';
 import { createDatabase, type Storage } from './storage/database.js';
 
 const SHUTDOWN_LIMIT_MS = 10_000;
@@ -36,18 +32,7 @@ async function main(): Promise<void> {
     logger.warn({ err: error.message }, 'redis unavailable'),
   );
   const { rpc, subscriptions } = createRpcClients(config);
-  const deps: AppDeps = {
-    config,
-    storage,
-    cache,
-    logger,
-    clock: systemClock,
-    metrics: createMetrics(),
-    rpc,
-    chainStatus: createDatabaseChainStatus({ storage, cluster: config.cluster }),
-    requestStats: createRollingWindow(),
-    startedAt: Date.now(),
-  };
+  const deps = createAppDeps({ config, storage, cache, logger, rpc });
 
   const tasks: Promise<unknown>[] = [];
   if (config.roles.includes('ingestor')) {

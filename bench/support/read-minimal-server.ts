@@ -1,36 +1,20 @@
 // Diagnostic server for the read benchmark: Fastify with only the vault read routes (no security
 // headers, rate limits, request accounting or per-request logger), on the same database and cache
 // code as the service. The gap between it and the full service is the cost of the app-wide plugins.
+
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
-import type { AppDeps } from '../../src/app-deps.js';
-import { createRpcClients } from '../../src/app-deps.js';
-import { createMemoryCache } from '../../src/cache/index.js';
+import { createAppDeps } from '../../src/app-deps.js';
 import { loadConfig } from '../../src/config.js';
 import { createDisconnectedChainStatus } from '../../src/domain/health/chain-status.js';
 import { registerErrorHandling } from '../../src/http/error-handler.js';
 import { vaultRoutes } from '../../src/http/routes/vaults.routes.js';
 import { ErrorEnvelope } from '../../src/http/schemas/common.js';
-import { systemClock } from '../../src/lib/clock.js';
-import { createLogger } from '../../src/lib/logger.js';
-import { createMetrics } from '../../src/lib/metrics.js';
-import { createRollingWindow } from '../../src/lib/rolling-window.js';
 import { createDatabase } from '../../src/storage/database.js';
 
 const config = loadConfig();
 const storage = await createDatabase(config.database);
-const deps: AppDeps = {
-  config,
-  storage,
-  cache: createMemoryCache(),
-  logger: createLogger({ level: 'silent' }),
-  clock: systemClock,
-  metrics: createMetrics(),
-  rpc: createRpcClients(config).rpc,
-  chainStatus: createDisconnectedChainStatus(config.cluster),
-  requestStats: createRollingWindow(),
-  startedAt: Date.now(),
-};
+const deps = createAppDeps({ config, storage, chainStatus: createDisconnectedChainStatus(config.cluster) });
 const app = Fastify({ logger: false });
 app.setValidatorCompiler(TypeBoxValidatorCompiler);
 app.addSchema(ErrorEnvelope);

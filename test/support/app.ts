@@ -3,14 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { type AppDeps, createRpcClients } from '../../src/app-deps.js';
+import { type AppDeps, createAppDeps } from '../../src/app-deps.js';
 import { type Cache, createMemoryCache, createRedisCache } from '../../src/cache/index.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import { createDatabaseChainStatus } from '../../src/domain/health/chain-status-store.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { createMetrics } from '../../src/lib/metrics.js';
-import { createRollingWindow } from '../../src/lib/rolling-window.js';
 import type { Storage } from '../../src/storage/database.js';
 
 /** Log lines a test can read (e.g. to prove secrets never reach them). */
@@ -59,19 +56,14 @@ export function createTestDeps(options: TestDepsOptions): AppDeps {
     level: options.logs ? 'trace' : 'silent',
     ...(options.logs ? { destination: options.logs.stream } : {}),
   });
-  return {
+  return createAppDeps({
     config,
     storage: options.storage,
-    cache: options.cache ?? createMemoryCache(),
     logger,
-    clock: options.clock ?? { now: () => new Date() },
-    metrics: createMetrics(),
-    rpc: createRpcClients(config).rpc,
-    chainStatus: createDatabaseChainStatus({ storage: options.storage, cluster: config.cluster }),
-    requestStats: createRollingWindow(),
-    startedAt: Date.now(),
+    ...(options.cache ? { cache: options.cache } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
     ...options.overrides,
-  };
+  });
 }
 
 export async function createTestApp(

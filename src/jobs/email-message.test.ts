@@ -3,9 +3,10 @@ import { describe, it } from 'node:test';
 import { buildEmailMessage } from './email-message.js';
 
 const blinkUrl = 'https://vk.example.com/api/actions/VauLt1111111111111111111111111111111111111/7';
+const approvalUrl = 'https://vk.example.com/overrides/VauLt1111111111111111111111111111111111111/7';
 
 describe('e-mail messages', () => {
-  it('says what was blocked, why, and links the Blink', () => {
+  it('says what was blocked, why, and links the approval page and the Blink', () => {
     const message = buildEmailMessage('transaction.blocked', {
       timestamp: '2026-11-22T01:27:42.000Z',
       data: {
@@ -14,6 +15,7 @@ describe('e-mail messages', () => {
         amount: '1500000000',
         blockReason: 'exceeded_daily_limit',
         blinkUrl,
+        approvalUrl,
         signature: null,
       },
     });
@@ -22,6 +24,17 @@ describe('e-mail messages', () => {
     assert.match(message.text, /Reason: +daily limit exceeded/);
     assert.ok(message.text.includes(`Blink (approve or reject): ${blinkUrl}`));
     assert.ok(message.html.includes(`<a href="${blinkUrl}">`));
+    assert.ok(message.text.includes(`Approve or reject in your browser: ${approvalUrl}`));
+    assert.ok(message.html.includes(`<a href="${approvalUrl}">Approve or reject in your browser</a>`));
+  });
+
+  it('links a settled override to its page to see, not to act on', () => {
+    const message = buildEmailMessage('override.executed', {
+      data: { vault: 'V', nonce: '7', amount: '10', status: 'executed', blinkUrl, approvalUrl },
+    });
+    assert.ok(message.text.includes(`See it: ${approvalUrl}`));
+    assert.ok(!message.text.includes(blinkUrl));
+    assert.ok(!message.text.includes('Approve or reject'));
   });
 
   it('escapes every value in the HTML part', () => {
@@ -35,10 +48,11 @@ describe('e-mail messages', () => {
     assert.match(message.subject, /^\[Vaultkeeper\] Vault paused: <script>/);
   });
 
-  it('links only http(s) Blink URLs', () => {
+  it('links only http(s) URLs', () => {
     const message = buildEmailMessage('override.created', {
-      data: { vault: 'V', nonce: '3', amount: '10', blinkUrl: 'javascript:alert(1)' },
+      data: { vault: 'V', nonce: '3', amount: '10', blinkUrl: 'javascript:alert(1)', approvalUrl: 'data:x' },
     });
+    assert.ok(!message.html.includes('data:x'));
     assert.ok(!message.html.includes('javascript:'));
     assert.ok(!message.text.includes('javascript:'));
     assert.equal(message.subject, '[Vaultkeeper] Override 3 created: V');

@@ -46,7 +46,9 @@ export function buildEmailMessage(
   const vaultLabel = vaultName !== null ? `${vaultName} (${short(vault)})` : short(vault);
   const amount = sol(data.amount);
   const reason = str(data.blockReason) ?? str(data.reason);
-  const link = str(data.blinkUrl);
+  // Only a pending request is worth acting on; later override mails link to the page to see its state.
+  const actionable = event === 'transaction.blocked' || event === 'override.created';
+  const links = { page: str(data.approvalUrl), blink: actionable ? str(data.blinkUrl) : null, actionable };
   const lines: Line[] = [];
   const add = (label: string, value: string | null) => {
     if (value !== null) lines.push({ label, value });
@@ -105,21 +107,33 @@ export function buildEmailMessage(
   add('Expires', str(data.expiresAt));
   add('Signature', str(data.signature));
   add('Time', str(payload.timestamp));
-  return { subject: `[Vaultkeeper] ${subject.trim()}`, ...render(intro, lines, link) };
+  return { subject: `[Vaultkeeper] ${subject.trim()}`, ...render(intro, lines, links) };
 }
 
 function formatShort(amountLine: string): string {
   return amountLine.replace(/ \(\d+ lamports\)$/, '');
 }
 
-function render(intro: string, lines: Line[], link: string | null): { text: string; html: string } {
+const webLink = (link: string | null): string | null =>
+  link !== null && /^https?:\/\//.test(link) ? link : null;
+
+function render(
+  intro: string,
+  lines: Line[],
+  links: { page: string | null; blink: string | null; actionable: boolean },
+): { text: string; html: string } {
   const width = Math.max(...lines.map((l) => l.label.length), 0);
-  const action = link !== null && /^https?:\/\//.test(link) ? link : null;
+  const page = webLink(links.page);
+  const blink = webLink(links.blink);
   const text = [
     intro,
     '',
     ...lines.map((l) => `${`${l.label}:`.padEnd(width + 2)}${l.value}`),
-    ...(action === null ? [] : ['', `Blink (approve or reject): ${action}`]),
+    ...(page === null && blink === null ? [] : ['']),
+    ...(page === null
+      ? []
+      : [`${links.actionable ? 'Approve or reject in your browser' : 'See it'}: ${page}`]),
+    ...(blink === null ? [] : [`Blink (approve or reject): ${blink}`]),
     '',
     '— Vaultkeeper',
   ].join('\n');
@@ -130,7 +144,10 @@ function render(intro: string, lines: Line[], link: string | null): { text: stri
     '<!doctype html><html><body>',
     `<p>${escapeHtml(intro)}</p>`,
     `<table cellpadding="4">${rows}</table>`,
-    action === null ? '' : `<p><a href="${escapeHtml(action)}">Open the Blink to approve or reject</a></p>`,
+    page === null
+      ? ''
+      : `<p><a href="${escapeHtml(page)}">${links.actionable ? 'Approve or reject in your browser' : 'See the override'}</a></p>`,
+    blink === null ? '' : `<p><a href="${escapeHtml(blink)}">Open the Blink to approve or reject</a></p>`,
     '<p>— Vaultkeeper</p>',
     '</body></html>',
   ].join('');

@@ -100,11 +100,13 @@ export interface Override {
   nonce: string;
   destination: string;
   amount: string;
+  blockReason: string | null;
   status: OverrideStatus;
   expiresAt: string;
   createdAt: string;
   expired: boolean;
   blinkUrl: string;
+  approvalUrl: string;
 }
 
 export interface Analytics {

@@ -31,7 +31,6 @@ interface Notice {
 const page = {
   override: null as Override | null,
   vault: null as Vault | null,
-  reason: null as string | null,
   loadError: null as string | null,
   wallets: [] as readonly Wallet[],
   wallet: null as Wallet | null,
@@ -54,7 +53,6 @@ async function load(): Promise<void> {
     page.override = override;
     page.loadError = null;
     if (page.vault === null) page.vault = await api.getVault(override.vault).catch(() => null);
-    if (page.reason === null) page.reason = await findBlockReason(override);
     syncSteps(override);
   } catch (error) {
     page.loadError =
@@ -63,14 +61,6 @@ async function load(): Promise<void> {
         : messageOf(error);
   }
   render();
-}
-
-/** The attempt that created the override carries the reason; owner-created overrides have none. */
-async function findBlockReason(override: Override): Promise<string | null> {
-  const { transactions } = await api
-    .listTransactions(override.vault, { status: 'blocked', limit: 100 })
-    .catch(() => ({ transactions: [] }));
-  return transactions.find((t) => t.blinkUrl === override.blinkUrl)?.blockReason ?? null;
 }
 
 /** Moves the approval's last step along as the chain's events are ingested. */
@@ -108,7 +98,7 @@ function render(): void {
   const decidable = stateOf(override) === 'pending';
   replaceChildren(
     root,
-    overrideCard({ override, vault: page.vault, reason: page.reason, timeLeft }),
+    overrideCard({ override, vault: page.vault, timeLeft }),
     decidable || page.steps !== null ? decisionCard(decidable) : null,
   );
 }

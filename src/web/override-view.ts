@@ -52,10 +52,9 @@ function fact(label: string, ...value: (Node | string)[]): HTMLElement[] {
 export function overrideCard(input: {
   override: Override;
   vault: Vault | null;
-  reason: string | null;
   timeLeft: HTMLElement;
 }): HTMLElement {
-  const { override, vault, reason, timeLeft } = input;
+  const { override, vault, timeLeft } = input;
   const state = stateOf(override);
   const vaultName = vault?.name?.trim() ? vault.name : shortAddress(override.vault);
   return h(
@@ -87,7 +86,10 @@ export function overrideCard(input: {
         ' ',
         h('code', { class: 'address muted' }, override.vault),
       ),
-      ...fact('Why it was blocked', describeBlockReason(reason)),
+      ...fact(
+        'Why it was blocked',
+        h('span', { 'data-testid': 'reason' }, describeBlockReason(override.blockReason)),
+      ),
       ...fact('Requested', formatDateTime(override.createdAt)),
       ...fact(state === 'pending' ? 'Time left' : 'Expiry', timeLeft),
       ...fact('Override', `#${override.nonce}`),

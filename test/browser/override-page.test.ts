@@ -41,6 +41,7 @@ describe('override approval page', () => {
 
     await page.locator('[data-state="pending"]').waitFor();
     assert.equal(await page.getByTestId('amount').textContent(), '2 SOL');
+    assert.equal(await page.getByTestId('reason').textContent(), 'Over the daily spending limit');
     assert.match((await page.getByTestId('time-left').textContent()) ?? '', /^\d+ min left$/);
     await page.screenshot({ path: join(ARTIFACTS, 'override-page-pending.png'), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });

@@ -665,11 +665,13 @@ async function assertRejected(s: Seeded): Promise<void> {
     nonce: String(s.nonce),
     destination: s.destination,
     amount: String(2n * SOL),
+    blockReason: s.override.reason,
     status: 'rejected',
     expiresAt: s.override.expiresAt.toISOString(),
     createdAt: s.override.createdAt.toISOString(),
     expired: false,
     blinkUrl: `${BASE_URL}${s.url}`,
+    approvalUrl: `${BASE_URL}/overrides/${s.vault.address}/${s.nonce}`,
   });
   const dirty = await storage.storage.rows<{ day: string }>(
     sql`select day::text as day from daily_metrics_dirty where vault_key = ${s.vault.id}`,

@@ -253,6 +253,7 @@ describe('ingestion: every event kind lands in its projection', () => {
       amount: (5n * SOL).toString(),
       blockReason: 'not_whitelisted',
       blinkUrl: `${BASE_URL}/api/actions/${created.vault}/${blocked.overrideNonce}`,
+      approvalUrl: `${BASE_URL}/overrides/${created.vault}/${blocked.overrideNonce}`,
       signature: blocked.signature,
     });
     const tx = byEvent.get('transaction.executed')!.data;

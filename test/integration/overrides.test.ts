@@ -53,7 +53,7 @@ const at = (iso: string) => new Date(iso);
 const ids = (body: { overrides: { id: string }[] }) => body.overrides.map((o) => o.id);
 
 describe('GET /api/overrides/:vault/:nonce', () => {
-  test('returns every field of the override, with vault address, expired and blinkUrl', async () => {
+  test('returns every field of the override, with vault address, block reason, expired and links', async () => {
     const { app } = await start();
     const vault = await createVault(db.storage.db);
     const override = await createOverride(db.storage.db, {
@@ -76,11 +76,13 @@ describe('GET /api/overrides/:vault/:nonce', () => {
       nonce: '18446744073709551615',
       destination: override.destination,
       amount: '7500000000',
+      blockReason: 'exceeded_daily_limit',
       status: 'pending',
       expiresAt: '2026-11-22T12:30:00.250Z',
       createdAt: '2026-11-22T11:30:00.250Z',
       expired: false,
       blinkUrl: `${BASE}/api/actions/${vault.address}/18446744073709551615`,
+      approvalUrl: `${BASE}/overrides/${vault.address}/18446744073709551615`,
     });
   });
 

@@ -62,6 +62,7 @@ describe('signed deliveries', () => {
       'amount',
       'blockReason',
       'blinkUrl',
+      'approvalUrl',
       'signature',
     ]);
     assert.equal(body.signature, headers['x-vaultkeeper-signature']);

@@ -201,17 +201,19 @@ describe('e-mail', () => {
     await sink.close();
   });
 
-  test('mailto: subscriptions receive a readable, escaped e-mail with the Blink link', async () => {
+  test('mailto: subscriptions receive a readable, escaped e-mail with the approval page and Blink links', async () => {
     sink.messages.length = 0;
     const sub = await subscribe('mailto:owner@example.com');
     startWorker({ SMTP_URL: sink.url, EMAIL_FROM: 'Vaultkeeper <alerts@vk.example.com>' });
     const blinkUrl = `https://vk.example.com/api/actions/${sub.vault.address}/7`;
+    const approvalUrl = `https://vk.example.com/overrides/${sub.vault.address}/7`;
     await emit(sub, 'transaction.blocked', {
       vault: sub.vault.address,
       destination: randomAddress(),
       amount: '2500000000',
       blockReason: 'not_whitelisted',
       blinkUrl,
+      approvalUrl,
       signature: null,
     });
     await emit(sub, 'vault.paused', { vault: sub.vault.address, name: '<img src=x onerror=alert(1)>' });
@@ -224,6 +226,8 @@ describe('e-mail', () => {
     assert.ok(blocked.text.includes(blinkUrl));
     assert.ok(blocked.text.includes('destination not on the whitelist'));
     assert.ok(blocked.html.includes(`href="${blinkUrl}"`));
+    assert.ok(blocked.text.includes(approvalUrl));
+    assert.ok(blocked.html.includes(`href="${approvalUrl}"`));
     const blockedRow = rows.find((r) => r.event === 'transaction.blocked')!;
     assert.equal(blocked.headers['x-vaultkeeper-delivery'], blockedRow.id);
     const paused = sink.messages.find((m) => m.subject.includes('paused'))!;

@@ -108,6 +108,7 @@ export function createWebhookFixtures(storage: () => TestStorage) {
             amount: '1500000000',
             blockReason: 'exceeded_daily_limit',
             blinkUrl: `https://vk.example.com/api/actions/${sub.vault.address}/1`,
+            approvalUrl: `https://vk.example.com/overrides/${sub.vault.address}/1`,
             signature: null,
           },
           dedupeKey: randomUUID(),

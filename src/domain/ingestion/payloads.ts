@@ -2,11 +2,11 @@
 // read API's own serializers, so a webhook shows a resource exactly as the API does.
 import type { SolanaCluster } from '../../config.js';
 import type { OverrideRow, TransactionRow } from '../../storage/schema/index.js';
-import { buildBlinkUrl, toOverrideResource } from '../overrides/override-resource.js';
+import { buildApprovalUrl, buildBlinkUrl, toOverrideResource } from '../overrides/override-resource.js';
 import { toTransactionResource } from '../transactions/transaction-resource.js';
 import { toVaultDetail, type VaultRecord } from '../vaults/vault-resource.js';
 
-export { buildBlinkUrl };
+export { buildApprovalUrl, buildBlinkUrl };
 
 export interface PayloadLinks {
   readonly publicBaseUrl: string;
@@ -36,11 +36,19 @@ export function buildTransactionPayload(row: TransactionRow, vault: string, link
   return toTransactionResource({ ...row, vaultAddress: vault, overrideNonce: null }, links);
 }
 
-/** `transaction.blocked`, exactly as the specification lists it (plus the attempt's signature). */
+export interface OverrideLinks {
+  blinkUrl: string;
+  approvalUrl: string;
+}
+
+/**
+ * `transaction.blocked`, as the specification lists it, plus the attempt's signature and the override's
+ * approval page (both links null when the program asked for no override).
+ */
 export function buildBlockedPayload(
   row: TransactionRow,
   vault: string,
-  blinkUrl: string | null,
+  links: OverrideLinks | null,
   signature: string,
 ) {
   return {
@@ -48,7 +56,8 @@ export function buildBlockedPayload(
     destination: row.destination,
     amount: row.amount.toString(),
     blockReason: row.blockReason,
-    blinkUrl,
+    blinkUrl: links?.blinkUrl ?? null,
+    approvalUrl: links?.approvalUrl ?? null,
     signature,
   };
 }

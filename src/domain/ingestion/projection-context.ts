@@ -5,7 +5,13 @@ import type { SolanaCluster } from '../../config.js';
 import type { TransactionStatus } from '../../storage/schema/index.js';
 import type { OutboxEvent } from '../webhooks/outbox.js';
 import type { BatchState, OverrideState, TransactionState, VaultState } from './batch-state.js';
-import { buildBlinkUrl, buildOverridePayload, buildVaultPayload } from './payloads.js';
+import {
+  buildApprovalUrl,
+  buildBlinkUrl,
+  buildOverridePayload,
+  buildVaultPayload,
+  type OverrideLinks,
+} from './payloads.js';
 import {
   type ChainTransaction,
   type OverrideAccountState,
@@ -209,7 +215,11 @@ export function createTransactionContext(
 
     links: { publicBaseUrl, cluster: input.cluster },
 
-    blinkUrl: (vault: string, nonce: bigint) => buildBlinkUrl(publicBaseUrl, vault, nonce),
+    /** Where a person acts on an override: its Blink and its approval page. */
+    overrideLinks: (vault: string, nonce: bigint): OverrideLinks => ({
+      blinkUrl: buildBlinkUrl(publicBaseUrl, vault, nonce),
+      approvalUrl: buildApprovalUrl(publicBaseUrl, vault, nonce),
+    }),
 
     /** A known override, or one created from its PendingOverride account when we never saw it. */
     findOrReadOverride(v: VaultState, nonce: bigint): OverrideState | undefined {

@@ -210,8 +210,8 @@ describe('projectBatch', () => {
       ['unknown_event'],
     );
     assert.deepEqual(
-      out.webhooks.map((w) => [w.event, w.data.blinkUrl]),
-      [['transaction.blocked', null]],
+      out.webhooks.map((w) => [w.event, w.data.blinkUrl, w.data.approvalUrl]),
+      [['transaction.blocked', null, null]],
     );
   });
 

@@ -148,8 +148,8 @@ function projectEvent(
         blockReason: d.reason,
         ...(o === undefined ? {} : { overrideId: o.row.id }),
       });
-      const blinkUrl = o === undefined ? null : ctx.blinkUrl(v.row.address, o.row.nonce);
-      const payload = buildBlockedPayload(blocked.row, v.row.address, blinkUrl, tx.signature);
+      const links = o === undefined ? null : ctx.overrideLinks(v.row.address, o.row.nonce);
+      const payload = buildBlockedPayload(blocked.row, v.row.address, links, tx.signature);
       ctx.enqueue('transaction.blocked', v, index, payload);
       return;
     }

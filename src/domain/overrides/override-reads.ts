@@ -45,6 +45,7 @@ const recordColumns = {
   nonce: overrides.nonce,
   destination: overrides.destination,
   amount: overrides.amount,
+  reason: overrides.reason,
   status: overrides.status,
   expiresAt: overrides.expiresAt,
   createdAt: overrides.createdAt,

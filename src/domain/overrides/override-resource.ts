@@ -6,6 +6,15 @@ export function buildBlinkUrl(publicBaseUrl: string, vaultAddress: string, nonce
   return `${publicBaseUrl}/api/actions/${vaultAddress}/${nonce}`;
 }
 
+/** The approval page a person opens from e-mail or chat: `{PUBLIC_BASE_URL}/overrides/{vault}/{nonce}`. */
+export function buildApprovalUrl(
+  publicBaseUrl: string,
+  vaultAddress: string,
+  nonce: bigint | string,
+): string {
+  return `${publicBaseUrl}/overrides/${vaultAddress}/${nonce}`;
+}
+
 /** A pending override stays `pending` once expiresAt is reached, but is reported expired and cannot be approved. */
 export function isOverrideExpired(status: OverrideStatus, expiresAt: Date | string, now: Date): boolean {
   return status === 'pending' && new Date(expiresAt).getTime() <= now.getTime();
@@ -18,6 +27,8 @@ export interface OverrideRecord {
   nonce: bigint;
   destination: string;
   amount: bigint;
+  /** The block reason of the attempt that asked for it; null for overrides the owner requested. */
+  reason: string | null;
   status: OverrideStatus;
   expiresAt: Date;
   createdAt: Date;
@@ -30,11 +41,13 @@ export interface OverrideResource {
   nonce: string;
   destination: string;
   amount: string;
+  blockReason: string | null;
   status: OverrideStatus;
   expiresAt: string;
   createdAt: string;
   expired: boolean;
   blinkUrl: string;
+  approvalUrl: string;
 }
 
 export function toOverrideResource(
@@ -48,11 +61,13 @@ export function toOverrideResource(
     nonce: record.nonce.toString(),
     destination: record.destination,
     amount: record.amount.toString(),
+    blockReason: record.reason,
     status: record.status,
     expiresAt: record.expiresAt.toISOString(),
     createdAt: record.createdAt.toISOString(),
     expired: isOverrideExpired(record.status, record.expiresAt, context.now),
     blinkUrl: buildBlinkUrl(context.publicBaseUrl, record.vaultAddress, record.nonce),
+    approvalUrl: buildApprovalUrl(context.publicBaseUrl, record.vaultAddress, record.nonce),
   };
 }
 

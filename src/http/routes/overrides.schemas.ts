@@ -1,7 +1,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { OVERRIDE_STATUSES } from '../../storage/schema/overrides.js';
 import { Address, Lamports, Pagination, PaginationQuery, Timestamp } from '../schemas/common.js';
-import { StringEnum } from '../schemas/json-types.js';
+import { NullableString, StringEnum } from '../schemas/json-types.js';
 
 export const OverrideListQuery = Type.Object(
   {
@@ -25,11 +25,19 @@ export const Override = Type.Object({
   nonce: Type.String({ pattern: '^[0-9]+$', description: 'identifies the override within its vault' }),
   destination: Address(),
   amount: Lamports(),
+  blockReason: NullableString({
+    description:
+      'why the program blocked the transfer that asked for it (not_whitelisted, exceeded_daily_limit, insufficient_funds); null when the owner requested it',
+  }),
   status: StringEnum(OVERRIDE_STATUSES),
   expiresAt: Timestamp(),
   createdAt: Timestamp(),
   expired: Type.Boolean({ description: 'pending and past expiresAt: it can no longer be approved' }),
   blinkUrl: Type.String({ format: 'uri', description: 'its Blink (Solana Action) metadata' }),
+  approvalUrl: Type.String({
+    format: 'uri',
+    description: 'the approval page for a plain browser, where a wallet approves or rejects it',
+  }),
 });
 
 export const OverrideList = Type.Object({ overrides: Type.Array(Override), pagination: Pagination });

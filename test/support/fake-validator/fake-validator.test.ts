@@ -319,13 +319,9 @@ describe('fake validator through @solana/kit', () => {
     assert.equal(entry?.events.length, 0, 'the look-alike is not a vault program event');
   });
 
-  it('generates 50 000 transactions in a few seconds and pages through them', async (t) => {
-    const started = performance.now();
-    const { vault, signatures } = await fv.burst(50_000, { perSlot: 4, blockEvery: 10 });
-    const elapsed = performance.now() - started;
-    t.diagnostic(`burst of 50 000 took ${Math.round(elapsed)} ms`);
-    // about 3.5 s on an idle machine; the bound only catches an accidental quadratic path under CI load
-    assert.ok(elapsed < 30_000, `burst took ${Math.round(elapsed)} ms`);
+  it('generates a long history in one burst and pages through it newest first', async () => {
+    const { vault, signatures } = await fv.burst(5_000, { perSlot: 4, blockEvery: 10 });
+    assert.equal(signatures.length, 5_000);
     const oldest = await rpc
       .getSignaturesForAddress(vault, { before: signatures[1000] as Signature, limit: 1000 })
       .send();

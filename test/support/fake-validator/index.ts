@@ -144,6 +144,10 @@ export async function startFakeValidator(
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => send(res, 500, JSON.stringify({ error: String(error) })));
   });
+  // Scenario calls run synchronously and can hold the event loop for seconds; an idle keep-alive socket
+  // must not time out meanwhile, or a client reusing it reads ECONNRESET (public RPC nodes keep idle
+  // connections for about a minute too).
+  server.keepAliveTimeout = 65_000;
   const wss = new WebSocketServer({ noServer: true });
   const hub: SubscriptionHub = createSubscriptionHub(state);
   server.on('upgrade', (req, socket, head) => {

@@ -142,8 +142,8 @@ function start(service: Service): void {
   service.child = child;
 }
 
-// ---------- API traffic, counting 5xx while something is down
-const traffic = { requests: 0, ok: 0, clientErrors: 0, serverErrors: 0, refused: 0 };
+// ---------- API traffic: a client behind a load balancer that tries the other instance when one is down
+const traffic = { requests: 0, ok: 0, clientErrors: 0, serverErrors: 0, failedOver: 0, unanswered: 0 };
 const apiPorts = services.filter((s) => s.roles === 'api').map((s) => s.port);
 
 async function apiTraffic(signal: AbortSignal, vaults: string[]): Promise<void> {
@@ -156,18 +156,26 @@ async function apiTraffic(signal: AbortSignal, vaults: string[]): Promise<void> 
   ];
   while (!signal.aborted) {
     traffic.requests += 1;
-    try {
-      // X-Forwarded-For is not trusted: all traffic is one client, so stay below the read budget.
-      const res = await fetch(`http://127.0.0.1:${random(apiPorts)}${random(paths())}`, {
-        signal: AbortSignal.timeout(5_000),
-      });
-      if (res.status >= 500) traffic.serverErrors += 1;
-      else if (res.status >= 400) traffic.clientErrors += 1;
-      else traffic.ok += 1;
-      await res.arrayBuffer();
-    } catch {
-      traffic.refused += 1;
+    const path = random(paths());
+    const first = Math.floor(Math.random() * apiPorts.length);
+    const order = [apiPorts[first]!, apiPorts[(first + 1) % apiPorts.length]!];
+    let answered = false;
+    for (const [attempt, port] of order.entries()) {
+      try {
+        // All traffic is one client: stay below the shared per-IP read budget.
+        const res = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5_000) });
+        await res.arrayBuffer();
+        if (res.status >= 500) traffic.serverErrors += 1;
+        else if (res.status >= 400) traffic.clientErrors += 1;
+        else traffic.ok += 1;
+        if (attempt > 0) traffic.failedOver += 1;
+        answered = true;
+        break;
+      } catch {
+        // connection refused or timed out: the balancer tries the next instance
+      }
     }
+    if (!answered) traffic.unanswered += 1;
     await sleep(700);
   }
 }
@@ -175,39 +183,61 @@ async function apiTraffic(signal: AbortSignal, vaults: string[]): Promise<void> 
 // ---------- program transactions
 interface VaultInfo {
   vault: string;
+  paused: boolean;
 }
 let submitted = 0;
+let scenarioFailures = 0;
+let overridesExecuted = 0;
 async function chainTraffic(signal: AbortSignal, vaults: VaultInfo[]): Promise<void> {
   const destination = createTestWallet().address;
   while (!signal.aborted) {
     const started = Date.now();
-    const { vault } = random(vaults);
+    const target = random(vaults);
+    const { vault } = target;
     const roll = Math.random();
     try {
-      if (roll < 0.7)
+      if (target.paused) {
+        // A paused vault refuses agent transfers; its owner resumes it after a while.
+        if (roll < 0.3) {
+          await control('resume', vault);
+          target.paused = false;
+        }
+      } else if (roll < 0.7) {
         await control('execute', vault, { destination, amount: 1_000 + Math.floor(Math.random() * 5_000) });
-      else if (roll < 0.85)
+      } else if (roll < 0.85) {
         await control('block', vault, {
           destination,
           amount: 7_000,
           reason: 'not_whitelisted',
           withOverride: false,
         });
-      else if (roll < 0.95) {
+      } else if (roll < 0.97) {
+        // Blocked with an override request; the owner creates, approves and executes it on chain.
+        const amount = 9_000;
         const blocked = await control<{ overrideNonce: string }>('block', vault, {
           destination,
-          amount: 9_000,
+          amount,
           reason: 'exceeded_daily_limit',
           withOverride: true,
         });
-        await control('createOverride', vault, { nonce: blocked.overrideNonce });
-        await control('approveOverride', vault, blocked.overrideNonce);
-        await control('executeApprovedOverride', vault, blocked.overrideNonce);
-      } else if (roll < 0.975) await control('pause', vault);
-      else await control('resume', vault);
+        const nonce = blocked.overrideNonce;
+        await control('createOverride', vault, {
+          destination,
+          amount,
+          reason: 'exceeded_daily_limit',
+          nonce,
+        });
+        await control('approveOverride', vault, nonce);
+        await control('executeApprovedOverride', vault, nonce);
+        overridesExecuted += 1;
+      } else {
+        await control('pause', vault);
+        target.paused = true;
+      }
       submitted += 1;
     } catch (error) {
-      log(`scenario call failed (ignored): ${(error as Error).message}`);
+      scenarioFailures += 1;
+      log(`scenario call failed: ${(error as Error).message.split('\n')[0]}`);
     }
     await sleep(Math.max(0, 1000 / TX_PER_SECOND - (Date.now() - started)));
   }
@@ -221,17 +251,33 @@ async function healthy(port: number): Promise<boolean> {
   const body = (await res.json()) as { database: string };
   return res.status === 200 && body.database === 'connected';
 }
+type Fault = 'kill' | 'sockets' | 'outage' | 'postgres' | 'redis';
+/** Every kind of fault at least once, in a random order, then kills and the others at random. */
+const faultPlan: Fault[] = shuffle([
+  'kill',
+  'kill',
+  'sockets',
+  'outage',
+  ...(RESTART_SERVERS ? (['postgres', 'redis'] as const) : []),
+]);
+function shuffle<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
 async function injectFault(): Promise<void> {
-  const faults = [
+  const faults: Fault[] = [
     'kill',
     'kill',
     'kill',
     'kill',
     'sockets',
     'outage',
-    ...(RESTART_SERVERS ? ['postgres', 'redis'] : []),
+    ...(RESTART_SERVERS ? (['postgres', 'redis'] as const) : []),
   ];
-  const fault = random(faults);
+  const fault = faultPlan.shift() ?? random(faults);
   if (fault === 'kill') {
     const victim = random(services);
     log(`SIGKILL ${victim.name}`);
@@ -325,7 +371,7 @@ async function main(): Promise<number> {
       name: `chaos vault ${i + 1}`,
     });
     await control('deposit', created.vault, '500000000000');
-    vaults.push({ vault: created.vault });
+    vaults.push({ vault: created.vault, paused: false });
   }
   log(`database ${dbName}; validator ${rpcUrl}; ${services.length} processes; ${DURATION_MS / 1000} s`);
 
@@ -387,11 +433,13 @@ async function main(): Promise<number> {
     return rows[0]!.n >= expectedTransfers.size;
   };
   const ingestMs = await waitUntil(settle, 180_000, 'ingestion to catch up').catch(() => -1);
-  const deliveriesMs = await waitUntil(
-    async () => new Set(received.keys()).size >= expectedDeliveries,
-    240_000,
-    'deliveries to arrive',
-  ).catch(() => -1);
+  // Each executed override also fires override.executed beside its transaction.executed.
+  expectedDeliveries += overridesExecuted;
+  const allDueReceived = async () => {
+    const { rows } = await db.query<{ id: string }>('select id from webhook_deliveries');
+    return rows.length >= expectedDeliveries && rows.every((r) => received.has(r.id));
+  };
+  const deliveriesMs = await waitUntil(allDueReceived, 240_000, 'deliveries to arrive').catch(() => -1);
 
   const { rows: stored } = await db.query<{ key: string; n: number }>(
     `select signature || ':' || event_index as key, count(*)::int as n from transactions where signature is not null group by 1`,
@@ -402,6 +450,10 @@ async function main(): Promise<number> {
   const unexpected = stored.filter((r) => !expectedTransfers.has(r.key)).length;
   const { rows: due } = await db.query<{ id: string }>('select id from webhook_deliveries');
   const missingDeliveries = due.filter((d) => !received.has(d.id)).length;
+  const { rows: overrideRows } = await db.query<{ status: string; n: number }>(
+    'select status, count(*)::int as n from overrides group by status',
+  );
+  const overridesByStatus = Object.fromEntries(overrideRows.map((r) => [r.status, r.n]));
   await db.end();
 
   const report = {
@@ -418,11 +470,18 @@ async function main(): Promise<number> {
     deliveriesDue: due.length,
     deliveriesReceived: received.size,
     deliveriesMissing: missingDeliveries + Math.max(0, expectedDeliveries - due.length),
+    deliveriesEnqueuedTwice: Math.max(0, due.length - expectedDeliveries),
     deliveriesReceivedMoreThanOnce: [...received.values()].filter((n) => n > 1).length,
     badSignatures,
+    overridesExecutedOnChain: overridesExecuted,
+    overridesByStatus,
+    scenarioFailures,
     apiRequests: traffic.requests,
+    api2xx: traffic.ok,
+    api4xx: traffic.clientErrors,
     api5xx: traffic.serverErrors,
-    apiConnectionErrors: traffic.refused,
+    apiFailedOverToOtherInstance: traffic.failedOver,
+    apiUnanswered: traffic.unanswered,
     recoveryMs: recoveries,
     convergeMs: { ingestion: ingestMs, deliveries: deliveriesMs },
   };
@@ -432,7 +491,10 @@ async function main(): Promise<number> {
     report.duplicated === 0 &&
     report.unexpected === 0 &&
     report.deliveriesMissing === 0 &&
+    report.deliveriesEnqueuedTwice === 0 &&
     report.badSignatures === 0 &&
+    report.scenarioFailures === 0 &&
+    (overridesByStatus.executed ?? 0) === overridesExecuted &&
     report.processKills >= MIN_KILLS;
   console.log(ok ? 'chaos: PASS' : 'chaos: FAIL');
   return ok ? 0 : 1;

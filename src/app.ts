@@ -8,6 +8,7 @@ import {
   TypeBoxValidatorCompiler,
 } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { Logger } from 'pino';
 import type { AppDeps } from './app-deps.js';
 import { trustProxyOption } from './config.js';
 import { createWalletAuth } from './domain/auth/wallet-auth.js';
@@ -28,6 +29,7 @@ import { vaultWriteRoutes } from './http/routes/vault-writes.routes.js';
 import { vaultRoutes } from './http/routes/vaults.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
+import { deferredChildLogger } from './lib/logger.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -46,6 +48,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: (logger, bindings, options) =>
+      deferredChildLogger(logger as Logger, bindings, options) as FastifyBaseLogger,
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -111,16 +115,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
 /** Request id header, latency histogram and the rolling window health reports. */
 function registerRequestAccounting(app: FastifyInstance, deps: AppDeps): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback hooks, not async ones: every request runs these.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const elapsedMs = reply.elapsedTime;
     const route = request.routeOptions.url ?? 'unmatched';
-    deps.requestStats.record(elapsedMs, reply.statusCode >= 500);
-    deps.metrics.httpRequestDuration
-      .labels(request.method, route, String(reply.statusCode))
-      .observe(elapsedMs / 1000);
-    request.log.debug({ method: request.method, route, status: reply.statusCode, ms: elapsedMs }, 'request');
+    const status = reply.statusCode;
+    deps.requestStats.record(elapsedMs, status >= 500);
+    deps.metrics.httpRequestDuration.labels(request.method, route, String(status)).observe(elapsedMs / 1000);
+    request.log.debug({ method: request.method, route, status, ms: elapsedMs }, 'request');
+    done();
   });
 }

@@ -27,6 +27,23 @@ for (const [name, create] of implementations) {
       assert.equal(await cache.get('never-set'), undefined);
     });
 
+    test('a stored value is a snapshot: neither the writer nor a reader can change what is cached', async () => {
+      const written = { when: new Date('2026-01-02T03:04:05.678Z'), nested: { list: [1, 2] } };
+      await cache.set('snap', written, 60);
+      written.nested.list.push(3);
+      const read = await cache.get<{ when: string; nested: { list: number[] } }>('snap');
+      assert.deepEqual(read, { when: '2026-01-02T03:04:05.678Z', nested: { list: [1, 2] } });
+      try {
+        read!.nested.list.push(4);
+      } catch {
+        // the in-process cache hands out a frozen value
+      }
+      assert.deepEqual(await cache.get('snap'), {
+        when: '2026-01-02T03:04:05.678Z',
+        nested: { list: [1, 2] },
+      });
+    });
+
     test('delete removes keys', async () => {
       await cache.set('d1', 1, 60);
       await cache.set('d2', 2, 60);

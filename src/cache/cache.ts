@@ -1,7 +1,10 @@
 /** One cache contract, two implementations (in-process LRU, Redis). Failures read as misses. */
 export interface Cache {
   readonly kind: 'memory' | 'redis';
-  /** The parsed JSON value, or undefined on a miss (or when the backend is unreachable). */
+  /**
+   * The parsed JSON value, or undefined on a miss (or when the backend is unreachable). Treat it as
+   * read-only: the in-process cache hands every hit the same frozen value.
+   */
   get<T>(key: string): Promise<T | undefined>;
   /** Stores a JSON value for ttlSeconds; tags let one call evict a group of keys. */
   set(key: string, value: unknown, ttlSeconds: number, tags?: readonly string[]): Promise<void>;

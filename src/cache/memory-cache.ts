@@ -2,8 +2,17 @@ import { LRUCache } from 'lru-cache';
 import type { Cache } from './cache.js';
 
 interface Entry {
-  json: string;
+  /** A JSON round trip of what was stored, frozen: hits share it without copying. */
+  value: unknown;
   tags: readonly string[];
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }
 
 /** In-process cache: an LRU bounded by entry count, with per-entry TTLs and tag sets. */
@@ -32,10 +41,12 @@ export function createMemoryCache(options: { maxEntries?: number; now?: () => nu
     kind: 'memory',
     async get<T>(key: string) {
       const entry = entries.get(key);
-      return entry === undefined ? undefined : (JSON.parse(entry.json) as T);
+      return entry?.value as T | undefined;
     },
     async set(key, value, ttlSeconds, tags = []) {
-      entries.set(key, { json: JSON.stringify(value), tags }, { ttl: ttlSeconds * 1000 });
+      // The round trip gives what Redis would give back (dates as strings, no undefined members).
+      const stored = deepFreeze(JSON.parse(JSON.stringify(value)) as unknown);
+      entries.set(key, { value: stored, tags }, { ttl: ttlSeconds * 1000 });
       for (const tag of tags) {
         let keys = tagIndex.get(tag);
         if (keys === undefined) {

@@ -60,3 +60,49 @@ export function createLogger(options: { level: string; destination?: NodeJS.Writ
     options.destination as pino.DestinationStream | undefined,
   );
 }
+
+type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/**
+ * A child logger made only when something is logged through it. Fastify gives every request a child
+ * bound to its id; building one (bindings serialized through the redaction) costs more than serving a
+ * cached read, and almost every request logs nothing.
+ */
+export function deferredChildLogger(
+  parent: Logger,
+  bindings: pino.Bindings,
+  options: pino.ChildLoggerOptions = {},
+): Logger {
+  // A route with its own level needs the real child to answer isLevelEnabled.
+  if (options.level !== undefined) return parent.child(bindings, options);
+  let child: Logger | undefined;
+  const real = () => {
+    child ??= parent.child(bindings, options);
+    return child;
+  };
+  const method =
+    (level: LevelName) =>
+    (...args: unknown[]): void => {
+      if (child === undefined && !parent.isLevelEnabled(level)) return;
+      (real()[level] as (...a: unknown[]) => void)(...args);
+    };
+  const deferred = {
+    fatal: method('fatal'),
+    error: method('error'),
+    warn: method('warn'),
+    info: method('info'),
+    debug: method('debug'),
+    trace: method('trace'),
+    silent: () => {},
+    child: (more: pino.Bindings, moreOptions?: pino.ChildLoggerOptions) => real().child(more, moreOptions),
+    bindings: () => real().bindings(),
+    isLevelEnabled: (level: string) => (child ?? parent).isLevelEnabled(level),
+    get level() {
+      return (child ?? parent).level;
+    },
+    set level(level: string) {
+      real().level = level;
+    },
+  };
+  return deferred as unknown as Logger;
+}

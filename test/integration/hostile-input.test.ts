@@ -259,7 +259,7 @@ describe('hostile input', () => {
     assert.equal(refused.status, 400);
     assert.equal(JSON.parse(refused.body.toString()).code, 'VALIDATION_ERROR');
     for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) {
-      assert.equal(notFound.headers[name], value, `helmet sends ${name} as API_SECURITY_HEADERS says`);
+      assert.equal(notFound.headers[name], value, `a 404 carries ${name} as API_SECURITY_HEADERS says`);
       assert.equal(refused.headers[name], value, name);
     }
     const long = await send({ method: 'GET', url: `/api/vaults/${'1'.repeat(300)}` });

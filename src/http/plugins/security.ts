@@ -1,13 +1,23 @@
-// Security headers on every response (@fastify/helmet), tuned for a JSON API whose Blink icon and
-// Action endpoints are fetched from other origins, plus a page-friendly policy for the docs UI.
-import helmet from '@fastify/helmet';
+// Security headers on every response, computed once per policy rather than per request: a JSON API
+// whose Blink icon and Action endpoints are fetched from other origins, the docs UI, and the owner pages
+// (routes name their own Content-Security-Policy with `config.contentSecurityPolicy`).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { validationError } from '../../errors.js';
 import { sendError } from '../error-handler.js';
 
+/** A Content-Security-Policy as directive name → sources. */
+export type CspDirectives = Readonly<Record<string, readonly string[]>>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** This route's Content-Security-Policy instead of the API's. */
+    contentSecurityPolicy?: CspDirectives;
+  }
+}
+
 /** JSON and images need no script, style or framing: deny everything a browser could load. */
-const API_CSP = {
+const API_CSP: CspDirectives = {
   'default-src': ["'none'"],
   'base-uri': ["'none'"],
   'form-action': ["'none'"],
@@ -15,7 +25,7 @@ const API_CSP = {
 };
 
 /** The API reference page: its own scripts and styles (the UI sets inline styles), images, fetches. */
-const DOCS_CSP = {
+const DOCS_CSP: CspDirectives = {
   'default-src': ["'self'"],
   'base-uri': ["'self'"],
   'connect-src': ["'self'"],
@@ -29,24 +39,34 @@ const DOCS_CSP = {
   'style-src': ["'self'", "'unsafe-inline'"],
 };
 
-/**
- * What helmet sends on API routes, for the replies the router makes before any hook runs (a URL that is
- * not valid percent-encoding, an over-long path segment). A test keeps it equal to helmet's output.
- */
-export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': "default-src 'none';base-uri 'none';form-action 'none';frame-ancestors 'none'",
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'cross-origin',
-  'origin-agent-cluster': '?1',
-  'referrer-policy': 'no-referrer',
-  'strict-transport-security': 'max-age=31536000; includeSubDomains',
-  'x-content-type-options': 'nosniff',
-  'x-dns-prefetch-control': 'off',
-  'x-download-options': 'noopen',
-  'x-frame-options': 'DENY',
-  'x-permitted-cross-domain-policies': 'none',
-  'x-xss-protection': '0',
-};
+const cspHeader = (directives: CspDirectives) =>
+  Object.entries(directives)
+    .map(([name, sources]) => `${name} ${sources.join(' ')}`)
+    .join(';');
+
+/** Every response's security headers under a given Content-Security-Policy. */
+export function securityHeaders(csp: CspDirectives): Readonly<Record<string, string>> {
+  return Object.freeze({
+    'content-security-policy': cspHeader(csp),
+    // Isolate our browsing context; wallets and Blink clients on other origins still load the icon
+    // and call the Action endpoints.
+    'cross-origin-opener-policy': 'same-origin',
+    'cross-origin-resource-policy': 'cross-origin',
+    'origin-agent-cluster': '?1',
+    'referrer-policy': 'no-referrer',
+    'strict-transport-security': 'max-age=31536000; includeSubDomains',
+    'x-content-type-options': 'nosniff',
+    'x-dns-prefetch-control': 'off',
+    'x-download-options': 'noopen',
+    'x-frame-options': 'DENY',
+    'x-permitted-cross-domain-policies': 'none',
+    // The legacy XSS auditor is itself an attack surface: switched off, as current guidance says.
+    'x-xss-protection': '0',
+  });
+}
+
+/** What API routes send, also on replies the router makes before any hook runs. */
+export const API_SECURITY_HEADERS = securityHeaders(API_CSP);
 
 const URL_PROBLEMS: Readonly<Record<string, string>> = {
   FST_ERR_BAD_URL: 'is not valid percent-encoded UTF-8',
@@ -69,24 +89,29 @@ export interface SecurityPluginOptions {
   docsPrefix: string;
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Filled in when the route is added: the headers its policy gives (internal). */
+    securityHeaders?: Readonly<Record<string, string>>;
+  }
+}
+
 export const securityPlugin = fp<SecurityPluginOptions>(
   async (app: FastifyInstance, { docsPrefix }) => {
-    // Registered before helmet, so helmet's own onRoute hook sees the per-route option.
+    const docsHeaders = securityHeaders(DOCS_CSP);
     app.addHook('onRoute', (route) => {
-      if (
-        route.helmet === undefined &&
-        (route.url === docsPrefix || route.url.startsWith(`${docsPrefix}/`))
-      ) {
-        route.helmet = { contentSecurityPolicy: { useDefaults: false, directives: DOCS_CSP } };
+      route.config ??= {};
+      const config = route.config;
+      if (config.contentSecurityPolicy !== undefined) {
+        config.securityHeaders = securityHeaders(config.contentSecurityPolicy);
+      } else if (route.url === docsPrefix || route.url.startsWith(`${docsPrefix}/`)) {
+        config.securityHeaders = docsHeaders;
       }
     });
-    await app.register(helmet, {
-      global: true,
-      contentSecurityPolicy: { useDefaults: false, directives: API_CSP },
-      // Wallets and Blink clients on other origins load the icon and call the Action endpoints.
-      crossOriginResourcePolicy: { policy: 'cross-origin' },
-      frameguard: { action: 'deny' },
-      referrerPolicy: { policy: 'no-referrer' },
+    // A callback hook, not an async one: this runs on every request.
+    app.addHook('onRequest', (request, reply, done) => {
+      reply.headers(request.routeOptions.config?.securityHeaders ?? API_SECURITY_HEADERS);
+      done();
     });
   },
   { name: 'vaultkeeper-security' },

@@ -1,5 +1,5 @@
 // Protected routes: `config: { auth: 'required' }` demands wallet headers; 'optional' checks them when present.
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { WalletAuth, WalletAuthHeaders } from '../../domain/auth/wallet-auth.js';
 
@@ -43,19 +43,30 @@ function documentAuth(route: RouteOptions): void {
   route.schema = schema;
 }
 
+/** Appends a hook to a route's own list of that kind (route options allow one function or an array). */
+function appendRouteHook(route: RouteOptions, kind: 'onRequest' | 'preValidation', hook: unknown): void {
+  const options = route as unknown as Record<string, unknown>;
+  const existing = options[kind];
+  options[kind] = [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), hook];
+}
+
 export const walletAuthPlugin = fp<{ walletAuth: WalletAuth }>(
   async (app: FastifyInstance, { walletAuth }) => {
     app.decorateRequest('wallet', null);
-    app.addHook('onRoute', documentAuth);
-    // Answers to signed requests are personal: no shared cache may keep them (401s included).
-    app.addHook('onRequest', async (request, reply) => {
-      if (request.routeOptions.config?.auth !== undefined) reply.header('cache-control', 'no-store');
-    });
-    app.addHook('preValidation', async (request) => {
-      const mode = request.routeOptions.config?.auth;
+    // Only protected routes get the hooks: public reads pay nothing for authentication.
+    app.addHook('onRoute', (route) => {
+      documentAuth(route);
+      const mode = route.config?.auth;
       if (mode === undefined) return;
-      if (mode === 'optional' && !hasWalletHeaders(request)) return;
-      request.wallet = await walletAuth.authenticate(readWalletHeaders(request));
+      // Answers to signed requests are personal: no shared cache may keep them (401s included).
+      appendRouteHook(route, 'onRequest', (_: FastifyRequest, reply: FastifyReply, done: () => void) => {
+        reply.header('cache-control', 'no-store');
+        done();
+      });
+      appendRouteHook(route, 'preValidation', async (request: FastifyRequest) => {
+        if (mode === 'optional' && !hasWalletHeaders(request)) return;
+        request.wallet = await walletAuth.authenticate(readWalletHeaders(request));
+      });
     });
   },
   { name: 'wallet-auth' },

@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppDeps } from '../../app-deps.js';
 import { createEventFeed, type FeedEvent } from '../../domain/events/event-feed.js';
@@ -35,14 +36,16 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; pollInterva
       const given = request.headers['last-event-id'];
       // Without Last-Event-ID the stream starts at the newest event now; with it, right after that id.
       const startAfter = given === undefined ? await feed.newestId() : Number(given);
+      // The headers the hooks set (security, request id, rate limits) go out with the stream's own.
+      const headers = reply.getHeaders() as OutgoingHttpHeaders;
       reply.hijack();
       const out = reply.raw;
       out.writeHead(200, {
+        ...headers,
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-store',
         connection: 'keep-alive',
         'x-accel-buffering': 'no',
-        'x-request-id': request.id,
       });
       out.write(': connected\nretry: 2000\n\n');
 

@@ -78,9 +78,8 @@ function sendHtml(reply: FastifyReply, html: string) {
 export const pagesRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
   const site = loadSite(deps.config.cluster);
   const page = {
-    helmet: { contentSecurityPolicy: { useDefaults: false, directives: PAGE_CSP } },
     // Pages and their assets cost nothing to serve; the API calls they make spend the budgets.
-    config: { rateLimit: false },
+    config: { rateLimit: false, contentSecurityPolicy: PAGE_CSP },
   } as const;
 
   app.get(

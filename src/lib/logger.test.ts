@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { createLogger, scrubLogLine } from './logger.js';
+import { createLogger, deferredChildLogger, scrubLogLine } from './logger.js';
 
-function capture() {
+function capture(level = 'trace') {
   const lines: string[] = [];
   const destination = new Writable({
     write(chunk, _encoding, done) {
@@ -11,7 +11,7 @@ function capture() {
       done();
     },
   });
-  return { lines, logger: createLogger({ level: 'trace', destination }) };
+  return { lines, logger: createLogger({ level, destination }) };
 }
 
 describe('scrubLogLine', () => {
@@ -61,5 +61,42 @@ describe('createLogger', () => {
     const { lines, logger } = capture();
     logger.child({ reqId: 'r1' }).warn('retrying with whsec_SECRETVALUE');
     assert.ok(!lines.join('').includes('SECRETVALUE'));
+  });
+});
+
+describe('deferredChildLogger', () => {
+  test('writes with its bindings, redacted and scrubbed, and makes the child only when a line is due', () => {
+    const { lines, logger } = capture('info');
+    let made = 0;
+    const child = logger.child.bind(logger);
+    logger.child = ((...args: Parameters<typeof child>) => {
+      made += 1;
+      return child(...args);
+    }) as typeof logger.child;
+    const deferred = deferredChildLogger(logger, { reqId: 'r7' });
+    deferred.debug({ ignored: true }, 'below the level');
+    deferred.trace('below the level too');
+    assert.equal(made, 0);
+    assert.equal(deferred.isLevelEnabled('debug'), false);
+    assert.equal(deferred.level, 'info');
+    deferred.warn({ signature: 'S9' }, 'sending with whsec_SECRET');
+    deferred.error('again');
+    assert.equal(made, 1);
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.deepEqual(
+      parsed.map(({ reqId, msg, signature }) => ({ reqId, msg, signature })),
+      [
+        { reqId: 'r7', msg: 'sending with whsec_[redacted]', signature: '[redacted]' },
+        { reqId: 'r7', msg: 'again', signature: undefined },
+      ],
+    );
+    assert.equal(deferred.bindings().reqId, 'r7');
+  });
+
+  test('a route level of its own makes the child at once, at that level', () => {
+    const { lines, logger } = capture('info');
+    const deferred = deferredChildLogger(logger, { reqId: 'r8' }, { level: 'debug' });
+    deferred.debug('shown');
+    assert.equal(JSON.parse(lines[0]!).reqId, 'r8');
   });
 });

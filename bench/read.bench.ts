@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { vaultPageSql } from '../src/domain/transactions/transaction-page-sql.js';
 import { processCpuSeconds, type ServerProcess, startCeiling, startServer } from './support/processes.js';
 import { ensureSeededDatabase, TRANSACTION_COUNT } from './support/read-seed.js';
 
@@ -187,7 +188,49 @@ async function main(): Promise<void> {
   } finally {
     await uncached.stop();
   }
+  results.push(await databaseOnly(databaseUrl, addresses));
   report(results, uncachedRss, Math.max(loadBefore, loadavg()[0]!));
+}
+
+/**
+ * The uncached list's floor: the service's own page statement straight through pg (a pool of 10, as the
+ * service has), CONNECTIONS callers in a loop, no HTTP. What PostgreSQL and the driver cost alone.
+ */
+async function databaseOnly(databaseUrl: string, addresses: string[]): Promise<Figures> {
+  const name = 'diagnostic: the page query alone via pg, no HTTP';
+  log(`  ${name} (${DURATION} s)`);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, application_name: 'vaultkeeper' });
+  const text = vaultPageSql({ byStatus: false, deferred: false });
+  const query = () => pool.query({ name: 'vk_bench_page', text, values: [pick(addresses), 50, 0] });
+  await Promise.all(Array.from({ length: 10 }, query));
+  const latencies: number[] = [];
+  const cpuBefore = process.cpuUsage();
+  const databaseBefore = await databaseCpuSeconds();
+  const end = Date.now() + DURATION * 1000;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (Date.now() < end) {
+        const started = performance.now();
+        await query();
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  const cpu = process.cpuUsage(cpuBefore);
+  const databaseCpu = (await databaseCpuSeconds()) - databaseBefore;
+  await pool.end();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!);
+  return {
+    name,
+    requestsPerSecond: Math.round(latencies.length / DURATION),
+    p50: at(0.5),
+    p99: at(0.99),
+    cpuMicrosPerRequest: Math.round((cpu.user + cpu.system) / latencies.length),
+    databaseCpuMicrosPerRequest: Math.round((databaseCpu * 1e6) / latencies.length),
+    problems: 0,
+  };
 }
 
 function report(results: Figures[], uncachedRss: number, load: number): void {
@@ -215,6 +258,10 @@ function report(results: Figures[], uncachedRss: number, load: number): void {
     `  uncached list p99 < 25 ms at ${CONNECTIONS} connections: ${uncached.p99} ms → ${verdict(uncached.p99 < 25)}`,
   );
   log(`  service peak RSS < 250 MB under that load: ${uncachedRss} MB → ${verdict(uncachedRss < 250)}`);
+  const floor = results.at(-1)!;
+  log(
+    `    (the page query alone through pg, no HTTP: ${floor.requestsPerSecond} q/s, p99 ${floor.p99} ms at ${CONNECTIONS} callers)`,
+  );
 }
 
 main().then(

@@ -27,7 +27,28 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: config.logLevel });
   const controller = new AbortController();
-  const storage = await openStorage(config, logger, controller.signal);
+  // Signals are ours from the first moment, not only once everything listens: one that arrives while
+  // starting cuts the start short, and what did start is then stopped in order.
+  let stopSignal: NodeJS.Signals | null = null;
+  let stopStarted: ((signal: NodeJS.Signals) => void) | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopSignal !== null) return;
+    stopSignal = signal;
+    if (stopStarted !== null) stopStarted(signal);
+    else controller.abort();
+  };
+  // once: a second Ctrl-C ends the process at once, as terminals expect.
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+
+  let storage: Storage;
+  try {
+    storage = await openStorage(config, logger, controller.signal);
+  } catch (error) {
+    if (stopSignal === null) throw error;
+    logger.info({ signal: stopSignal }, 'stopped while waiting for the database');
+    process.exit(0);
+  }
   const cache = createCache(config.redisUrl, (error) =>
     logger.warn({ err: error.message }, 'redis unavailable'),
   );
@@ -53,10 +74,7 @@ async function main(): Promise<void> {
     'vaultkeeper started',
   );
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+  const shutdown = async (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'shutting down');
     const hardStop = setTimeout(() => {
       logger.error('shutdown took longer than 10 s; exiting');
@@ -70,8 +88,8 @@ async function main(): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  stopStarted = (signal) => void shutdown(signal);
+  if (stopSignal !== null) await shutdown(stopSignal);
 }
 
 /** Opens the database, waiting for PostgreSQL to come up rather than failing the start. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { startService } from '../support/service-process.js';
+import { waitFor } from '../support/wait.js';
 
 describe('the service process', () => {
   test('refuses to start on bad configuration and names every bad variable', async () => {
@@ -34,6 +35,20 @@ describe('the service process', () => {
     assert.equal(code, 0);
     assert.ok(Date.now() - started < 10_000);
     assert.ok(service.output.some((line) => line.includes('"msg":"stopped"')));
+  });
+
+  test('a signal while it waits for PostgreSQL at start stops it cleanly', async () => {
+    const service = await startService(
+      { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', REDIS_URL: '', ROLES: 'api,worker' },
+      { waitForListen: false },
+    );
+    await waitFor(() => service.output.some((line) => line.includes('database unavailable at start')), {
+      message: 'the start waiting for the database',
+      timeoutMs: 30_000,
+    });
+    const { code } = await service.stop('SIGTERM');
+    assert.equal(code, 0);
+    assert.ok(service.output.some((line) => line.includes('stopped while waiting for the database')));
   });
 
   test('SIGINT stops it too', async () => {

@@ -72,4 +72,31 @@ describe('createReplayGuard', () => {
     assert.equal(await guard.claim('sig', 60), false);
     assert.equal(errors.length, 2);
   });
+
+  it('still refuses a key claimed while the shared cache was down once the cache is back', async () => {
+    let up = false;
+    const shared = createMemoryCache();
+    const flaky = {
+      setIfAbsent: (key: string, ttl: number) =>
+        up ? shared.setIfAbsent(key, ttl) : Promise.reject(new Error('connection refused')),
+    };
+    const guard = createReplayGuard({ cache: flaky, clock: manualClock() });
+    assert.equal(await guard.claim('sig', 60), true);
+    up = true;
+    assert.equal(await guard.claim('sig', 60), false);
+    assert.equal(await guard.claim('other', 60), true);
+  });
+
+  it('refuses a replay to the same instance while the shared cache is down after the first use', async () => {
+    let up = true;
+    const shared = createMemoryCache();
+    const flaky = {
+      setIfAbsent: (key: string, ttl: number) =>
+        up ? shared.setIfAbsent(key, ttl) : Promise.reject(new Error('connection refused')),
+    };
+    const guard = createReplayGuard({ cache: flaky, clock: manualClock() });
+    assert.equal(await guard.claim('sig', 60), true);
+    up = false;
+    assert.equal(await guard.claim('sig', 60), false);
+  });
 });

@@ -8,9 +8,10 @@ export interface ReplayGuard {
 }
 
 /**
- * Claims through `cache.setIfAbsent` (shared by every instance on Redis). When the cache throws
- * (Redis unreachable) the claim falls back to an exact in-process set, so protection never lapses
- * inside one instance while the shared store is down.
+ * Claims through `cache.setIfAbsent` (shared by every instance on Redis) and, always, in an exact
+ * in-process set. A claim stands only when neither refuses it, so protection never lapses inside one
+ * instance: not while the shared store is down (its errors count as no objection), and not after it
+ * comes back without the keys claimed meanwhile.
  */
 export function createReplayGuard(deps: {
   readonly cache: Pick<Cache, 'setIfAbsent'>;
@@ -20,12 +21,14 @@ export function createReplayGuard(deps: {
   const local = createLocalClaims(deps.clock);
   return {
     async claim(key, ttlSeconds) {
+      let shared = true;
       try {
-        return await deps.cache.setIfAbsent(key, ttlSeconds);
+        shared = await deps.cache.setIfAbsent(key, ttlSeconds);
       } catch (error) {
         deps.onSharedStoreError?.(error);
-        return local.claim(key, ttlSeconds);
       }
+      const here = local.claim(key, ttlSeconds);
+      return shared && here;
     },
   };
 }

@@ -73,30 +73,32 @@ describe('createReplayGuard', () => {
     assert.equal(errors.length, 2);
   });
 
-  it('still refuses a key claimed while the shared cache was down once the cache is back', async () => {
-    let up = false;
+  /** A shared cache that can be switched off and on again, keeping what it held. */
+  function switchableCache() {
     const shared = createMemoryCache();
-    const flaky = {
+    const state = { up: true };
+    const cache = {
       setIfAbsent: (key: string, ttl: number) =>
-        up ? shared.setIfAbsent(key, ttl) : Promise.reject(new Error('connection refused')),
+        state.up ? shared.setIfAbsent(key, ttl) : Promise.reject(new Error('connection refused')),
     };
-    const guard = createReplayGuard({ cache: flaky, clock: manualClock() });
+    return { cache, state };
+  }
+
+  it('still refuses a key claimed while the shared cache was down once the cache is back', async () => {
+    const { cache, state } = switchableCache();
+    const guard = createReplayGuard({ cache, clock: manualClock() });
+    state.up = false;
     assert.equal(await guard.claim('sig', 60), true);
-    up = true;
+    state.up = true;
     assert.equal(await guard.claim('sig', 60), false);
     assert.equal(await guard.claim('other', 60), true);
   });
 
   it('refuses a replay to the same instance while the shared cache is down after the first use', async () => {
-    let up = true;
-    const shared = createMemoryCache();
-    const flaky = {
-      setIfAbsent: (key: string, ttl: number) =>
-        up ? shared.setIfAbsent(key, ttl) : Promise.reject(new Error('connection refused')),
-    };
-    const guard = createReplayGuard({ cache: flaky, clock: manualClock() });
+    const { cache, state } = switchableCache();
+    const guard = createReplayGuard({ cache, clock: manualClock() });
     assert.equal(await guard.claim('sig', 60), true);
-    up = false;
+    state.up = false;
     assert.equal(await guard.claim('sig', 60), false);
   });
 });

@@ -252,14 +252,15 @@ async function healthy(port: number): Promise<boolean> {
   return res.status === 200 && body.database === 'connected';
 }
 type Fault = 'kill' | 'sockets' | 'outage' | 'postgres' | 'redis';
-/** Every kind of fault at least once, in a random order, then kills and the others at random. */
-const faultPlan: Fault[] = shuffle([
-  'kill',
-  'kill',
+const OTHER_FAULTS: Fault[] = [
   'sockets',
   'outage',
   ...(RESTART_SERVERS ? (['postgres', 'redis'] as const) : []),
-]);
+];
+/** Every kind of fault at least once, in a random order, then kills and the others at random. */
+const faultPlan: Fault[] = shuffle(['kill', 'kill', ...OTHER_FAULTS]);
+/** After the plan: kills weigh as much as all the other faults together. */
+const FAULT_WEIGHTS: Fault[] = ['kill', 'kill', 'kill', 'kill', ...OTHER_FAULTS];
 function shuffle<T>(items: T[]): T[] {
   for (let i = items.length - 1; i > 0; i -= 1) {
     const j = Math.floor(Math.random() * (i + 1));
@@ -283,16 +284,7 @@ async function killOne(): Promise<void> {
 }
 
 async function injectFault(): Promise<void> {
-  const faults: Fault[] = [
-    'kill',
-    'kill',
-    'kill',
-    'kill',
-    'sockets',
-    'outage',
-    ...(RESTART_SERVERS ? (['postgres', 'redis'] as const) : []),
-  ];
-  const fault = faultPlan.shift() ?? random(faults);
+  const fault = faultPlan.shift() ?? random(FAULT_WEIGHTS);
   if (fault === 'kill') {
     await killOne();
   } else if (fault === 'sockets') {

@@ -13,6 +13,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** This route's Content-Security-Policy instead of the API's. */
     contentSecurityPolicy?: CspDirectives;
+    /** Filled in when the route is added: the headers its policy gives (internal). */
+    securityHeaders?: Readonly<Record<string, string>>;
   }
 }
 
@@ -87,13 +89,6 @@ export function sendFrameworkError(
 export interface SecurityPluginOptions {
   /** Routes under this prefix serve the docs page and get its policy. */
   docsPrefix: string;
-}
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Filled in when the route is added: the headers its policy gives (internal). */
-    securityHeaders?: Readonly<Record<string, string>>;
-  }
 }
 
 export const securityPlugin = fp<SecurityPluginOptions>(

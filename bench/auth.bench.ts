@@ -1,9 +1,10 @@
 // Wallet-auth benchmark: an authenticated write route (the service, ROLES=api on PostgreSQL, in a child
 // process on loopback) loaded by autocannon with pre-signed, never-repeated requests, next to a bare
-// node:crypto ed25519 verify loop measured in the same run. Two phases:
+// node:crypto ed25519 verify loop measured in the same run. Every message is bound to its request
+// (method, path, body hash, domain; AUTH_REQUIRE_REQUEST_BINDING=true). Two phases:
 //   auth path   POST /api/auth/verify: the cheapest authenticated route, all of the auth path (headers,
 //               base58, ed25519 verify, single-use claim) and nothing else; the target applies here;
-//   full write  PATCH /api/vaults/:id {paused:true} by the owner: the same, plus the vault lookup and
+//   full write  PATCH /api/vaults/:address {paused:true} by the owner: the same, plus the vault lookup and
 //               the unsigned transaction built and returned (reported, no target).
 //   npx tsx bench/auth.bench.ts [--duration 10] [--connections 20] [--redis] [--profile DIR]
 // DATABASE_URL (admin connection; default postgres://postgres@127.0.0.1:5432/test) hosts the fresh
@@ -21,7 +22,12 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { createDatabase } from '../src/storage/database.js';
 import { vaults } from '../src/storage/schema/index.js';
-import { createAuthMessage, createTestWallet, type TestWallet } from '../test/support/wallet.js';
+import {
+  createAuthMessage,
+  createTestWallet,
+  type SignedTestRequest,
+  type TestWallet,
+} from '../test/support/wallet.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -171,8 +177,9 @@ async function startRpcStub(): Promise<{ url: string; close(): Promise<void> }> 
 
 async function startService(
   env: Record<string, string>,
-): Promise<{ baseUrl: string; pid: number; stop(): Promise<void> }> {
+): Promise<{ baseUrl: string; domain: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
   const profile = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(args.profile)}`] : [];
   const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/main.ts'], {
     cwd: root,
@@ -184,11 +191,13 @@ async function startService(
       LOG_LEVEL: 'warn',
       RATE_LIMIT_ENABLED: 'false',
       NODE_ENV: 'production',
+      // Every signature is bound to its request, and unbound ones are refused.
+      PUBLIC_BASE_URL: baseUrl,
+      AUTH_REQUIRE_REQUEST_BINDING: 'true',
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
@@ -200,7 +209,7 @@ async function startService(
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  return { baseUrl, pid: child.pid!, stop: () => stopChild(child) };
+  return { baseUrl, domain: new URL(baseUrl).host, pid: child.pid!, stop: () => stopChild(child) };
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
@@ -218,11 +227,12 @@ function stopChild(child: ChildProcess): Promise<void> {
 function presign(
   owner: TestWallet,
   count: number,
+  request: SignedTestRequest,
   extra: Record<string, string> = {},
 ): Record<string, string>[] {
   const first = Date.now() + 55_000;
   return Array.from({ length: count }, (_, i) => ({
-    ...owner.authHeaders({ timestampMs: first - i }),
+    ...owner.authHeaders({ timestampMs: first - i, request }),
     ...extra,
   }));
 }
@@ -238,7 +248,8 @@ interface Target {
 async function load(
   service: { baseUrl: string; pid: number },
   target: Target,
-  headers: Record<string, string>[],
+  /** Pre-signed headers, one set per request; null sends every request without any. */
+  headers: Record<string, string>[] | null,
   seconds: number,
 ) {
   let next = 0;
@@ -249,12 +260,15 @@ async function load(
     duration: seconds,
     requests: [
       {
-        setupRequest: (request) => ({ ...request, ...target, headers: headers[next++]! }),
+        // Past the pre-signed pool a request goes unsigned (refused), and the check below reports it.
+        setupRequest: (request) => ({ ...request, ...target, headers: headers?.[next++] ?? {} }),
       },
     ],
   });
   const serviceCpu = cpuSecondsOf(service.pid) - cpuBefore;
-  if (next > headers.length) throw new Error(`ran out of pre-signed requests (${headers.length})`);
+  if (headers !== null && next > headers.length) {
+    throw new Error(`ran out of pre-signed requests (${headers.length})`);
+  }
   const statuses = (result as typeof result & { statusCodeStats: StatusCounts }).statusCodeStats;
   const answered = Object.values(statuses).reduce((sum, s) => sum + s.count, 0);
   return {
@@ -307,10 +321,14 @@ async function main(): Promise<void> {
   };
   try {
     const started = performance.now();
-    const authHeaders = presign(checker, MAX_AUTH_RATE * (DURATION + 2));
-    const writeHeaders = presign(owner, MAX_WRITE_RATE * (DURATION + 2), {
-      'content-type': 'application/json',
-    });
+    const { domain } = service;
+    const authHeaders = presign(checker, MAX_AUTH_RATE * (DURATION + 2), { ...verifyRoute, domain });
+    const writeHeaders = presign(
+      owner,
+      MAX_WRITE_RATE * (DURATION + 2),
+      { ...pauseRoute, domain },
+      { 'content-type': 'application/json' },
+    );
     const signed = authHeaders.length + writeHeaders.length;
     log(`pre-signed ${signed} unique requests in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
@@ -319,8 +337,7 @@ async function main(): Promise<void> {
     await load(service, pauseRoute, writeHeaders.slice(0, MAX_WRITE_RATE * 2), 2);
     const fullWrite = await load(service, pauseRoute, writeHeaders.slice(MAX_WRITE_RATE * 2), DURATION);
     // The HTTP stack alone: the same route without headers is refused before any decoding or verify.
-    const unsigned = Array.from({ length: MAX_AUTH_RATE * DURATION }, () => ({}));
-    const httpOnly = await load(service, verifyRoute, unsigned, DURATION);
+    const httpOnly = await load(service, verifyRoute, null, DURATION);
     const after = await measureVerifyLoop(3);
     // The faster of the two loop runs: the stricter comparison when the machine is shared.
     const loop = Math.max(before.sync, after.sync);
@@ -334,7 +351,7 @@ async function main(): Promise<void> {
     log(`  (async API on the thread pool: ${before.async}/s and ${after.async}/s)`);
     log('routes (verifications = authenticated requests; per CPU-second of the service, all threads):');
     log(`  ${describe('auth path', authPath)}   POST /api/auth/verify`);
-    log(`  ${describe('full write', fullWrite)}   PATCH /api/vaults/:id {paused:true}`);
+    log(`  ${describe('full write', fullWrite)}   PATCH /api/vaults/:address {paused:true}`);
     log(`  ${describe('no headers', httpOnly)}   POST /api/auth/verify refused (401 missing_headers)`);
     const micros = (perCpuSecond: number) => 1e6 / perCpuSecond;
     const authCost = micros(authPath.perCpuSecond) - micros(httpOnly.perCpuSecond);

@@ -59,7 +59,7 @@ function startIngestor(env: Record<string, string>) {
     ENTRY === 'dist' ? [join(root, 'dist/main.js')] : ['--import', 'tsx', join(root, 'src/main.ts')];
   const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: root,
-    env: { ...process.env, ROLES: 'ingestor', LOG_LEVEL: 'debug', ...env },
+    env: { ...process.env, ROLES: 'ingestor', LOG_LEVEL: 'debug', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);

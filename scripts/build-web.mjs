@@ -4,6 +4,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { BROWSER_BUNDLE } from './browser-bundle.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = join(root, 'public', 'assets');
@@ -17,14 +18,8 @@ const result = await build({
     pages: 'src/web/pages.css',
   },
   outdir,
-  bundle: true,
-  format: 'esm',
-  platform: 'browser',
-  target: ['es2022', 'chrome109', 'firefox115', 'safari16'],
-  minify: true,
-  legalComments: 'none',
+  ...BROWSER_BUNDLE,
   charset: 'utf8',
-  write: false,
   logLevel: 'warning',
 });
 

@@ -1,12 +1,16 @@
 // npm run chaos: several Vaultkeeper processes on one PostgreSQL and Redis, a stream of program
-// transactions and API traffic, and meanwhile killed processes, restarted servers, dropped sockets and
-// an RPC outage. At the end the database and the receiver's log are compared with the validator's ledger.
+// transactions and API traffic, and meanwhile killed processes, restarted servers, dropped sockets, an
+// RPC outage and the preferred of two RPC endpoints going away. At the end the database and the
+// receiver's log are compared with the validator's ledger, every process must be ready again, and no
+// log line, readiness body or metric may carry the RPC endpoint's API key.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { type RpcProxy, startRpcProxy } from '../test/support/rpc-proxy.js';
 import { createTestWallet } from '../test/support/wallet.js';
 
 const { values: args } = parseArgs({
@@ -25,7 +29,30 @@ const TX_PER_SECOND = Number(args.rate);
 const RESTART_SERVERS = !args['no-server-restarts'];
 const PG_ADMIN = process.env.CHAOS_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.CHAOS_REDIS_URL ?? 'redis://127.0.0.1:6379/7';
-const BASE_PORT = 39_000 + Math.floor(Math.random() * 500) * 2;
+// Every process here keeps its port across kills and restarts, so the ports come from below the kernel's
+// ephemeral range (an outgoing connection can never take one while its process is down), each checked free.
+async function reservePorts(count: number): Promise<number[]> {
+  let ephemeralStart = 32_768;
+  try {
+    ephemeralStart = Number(
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
+    );
+  } catch {}
+  const low = 20_000;
+  const high = Math.max(low + 1_000, ephemeralStart - 1);
+  const ports: number[] = [];
+  for (let candidate = low + Math.floor(Math.random() * (high - low)); ports.length < count; candidate += 1) {
+    if (candidate >= high) candidate = low;
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createNetServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(candidate, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) ports.push(candidate);
+  }
+  return ports;
+}
+const PORTS = await reservePorts(7);
 
 const log = (message: string) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${message}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -41,7 +68,7 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what:
 }
 
 // ---------- the validator, in its own process so that killing ours never touches it
-const validatorPort = BASE_PORT;
+const validatorPort = PORTS[0]!;
 const validator = spawn(
   process.execPath,
   ['--import', 'tsx', 'test/support/fake-validator/main.ts', '--port', String(validatorPort)],
@@ -56,6 +83,13 @@ async function control<T = unknown>(method: string, ...params: unknown[]): Promi
   if (body.error !== undefined) throw new Error(`${method}: ${body.error}`);
   return body.result as T;
 }
+
+// ---------- the preferred RPC endpoint: a proxy in front of the validator (same ledger) that can go away;
+// its URL carries an API key, as providers' URLs do. The validator itself is the fallback endpoint.
+const RPC_KEY = 'chaos-api-key-5f1e';
+const RPC_KEY_PATH = `/v2/${RPC_KEY}?api-key=${RPC_KEY}`;
+let preferredEndpoint: RpcProxy | undefined;
+let rpcKeyLeaks = 0;
 
 // ---------- the webhook receiver: records each delivery id once, verifies the HMAC
 const received = new Map<string, number>();
@@ -109,12 +143,12 @@ const databaseUrl = (() => {
   return url.toString();
 })();
 const services: Service[] = [
-  { name: 'api-1', roles: 'api', port: BASE_PORT + 11, child: null, kills: 0 },
-  { name: 'api-2', roles: 'api', port: BASE_PORT + 12, child: null, kills: 0 },
-  { name: 'ingestor-1', roles: 'ingestor', port: BASE_PORT + 13, child: null, kills: 0 },
-  { name: 'ingestor-2', roles: 'ingestor', port: BASE_PORT + 14, child: null, kills: 0 },
-  { name: 'worker-1', roles: 'worker', port: BASE_PORT + 15, child: null, kills: 0 },
-  { name: 'worker-2', roles: 'worker', port: BASE_PORT + 16, child: null, kills: 0 },
+  { name: 'api-1', roles: 'api', port: PORTS[1]!, child: null, kills: 0 },
+  { name: 'api-2', roles: 'api', port: PORTS[2]!, child: null, kills: 0 },
+  { name: 'ingestor-1', roles: 'ingestor', port: PORTS[3]!, child: null, kills: 0 },
+  { name: 'ingestor-2', roles: 'ingestor', port: PORTS[4]!, child: null, kills: 0 },
+  { name: 'worker-1', roles: 'worker', port: PORTS[5]!, child: null, kills: 0 },
+  { name: 'worker-2', roles: 'worker', port: PORTS[6]!, child: null, kills: 0 },
 ];
 function start(service: Service): void {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -126,9 +160,10 @@ function start(service: Service): void {
       DATABASE_URL: databaseUrl,
       REDIS_URL,
       SOLANA_CLUSTER: 'localnet',
-      SOLANA_RPC_URL: rpcUrl,
-      SOLANA_WS_URL: `ws://127.0.0.1:${validatorPort}`,
+      SOLANA_RPC_URL: `${preferredEndpoint!.httpBase}${RPC_KEY_PATH},${rpcUrl}`,
+      SOLANA_WS_URL: `${preferredEndpoint!.wsBase}${RPC_KEY_PATH},ws://127.0.0.1:${validatorPort}`,
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      AUTH_REQUIRE_REQUEST_BINDING: 'true',
       WEBHOOK_RETRY_SCHEDULE: '1,2,3,5,5,5,5,5,5,5',
       BACKFILL_INTERVAL_SECONDS: '5',
       LOG_LEVEL: 'error',
@@ -137,6 +172,7 @@ function start(service: Service): void {
   });
   child.stderr!.on('data', (chunk: Buffer) => {
     const text = chunk.toString().trim();
+    if (text.includes(RPC_KEY)) rpcKeyLeaks += 1;
     if (text !== '') process.stderr.write(`[${service.name}] ${text.slice(0, 500)}\n`);
   });
   service.child = child;
@@ -251,10 +287,11 @@ async function healthy(port: number): Promise<boolean> {
   const body = (await res.json()) as { database: string };
   return res.status === 200 && body.database === 'connected';
 }
-type Fault = 'kill' | 'sockets' | 'outage' | 'postgres' | 'redis';
+type Fault = 'kill' | 'sockets' | 'outage' | 'endpoint' | 'postgres' | 'redis';
 const OTHER_FAULTS: Fault[] = [
   'sockets',
   'outage',
+  'endpoint',
   ...(RESTART_SERVERS ? (['postgres', 'redis'] as const) : []),
 ];
 /** Every kind of fault at least once, in a random order, then kills and the others at random. */
@@ -295,6 +332,11 @@ async function injectFault(): Promise<void> {
     await control('setOutage', true);
     await sleep(8_000);
     await control('setOutage', false);
+  } else if (fault === 'endpoint') {
+    log('preferred RPC endpoint down for 8 s (the fallback takes over)');
+    await preferredEndpoint!.down();
+    await sleep(8_000);
+    await preferredEndpoint!.up();
   } else if (fault === 'postgres') {
     log('restarting PostgreSQL');
     execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', pgVersion(), 'main', 'restart']);
@@ -334,6 +376,7 @@ async function main(): Promise<number> {
   await admin.query(`create database ${dbName}`);
   await admin.end();
   await waitUntil(async () => (await fetch(`${rpcUrl}/health`)).ok, 30_000, 'validator');
+  preferredEndpoint = await startRpcProxy({ rpcUrl });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   for (const service of services) start(service);
@@ -341,20 +384,28 @@ async function main(): Promise<number> {
   await waitUntil(() => healthy(apiPorts[1]!), 60_000, 'api-2 healthy');
 
   const owner = createTestWallet();
+  const subscription = JSON.stringify({
+    url: receiverUrl,
+    events: [
+      'transaction.executed',
+      'transaction.blocked',
+      'override.approved',
+      'override.executed',
+      'vault.paused',
+      'vault.resumed',
+    ],
+  });
+  // Signed for this very request; the domain is api-1's PUBLIC_BASE_URL host (its default).
+  const signed = {
+    method: 'POST',
+    path: '/api/webhooks',
+    body: subscription,
+    domain: `localhost:${apiPorts[0]}`,
+  };
   const hook = await fetch(`http://127.0.0.1:${apiPorts[0]}/api/webhooks`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...owner.authHeaders() },
-    body: JSON.stringify({
-      url: receiverUrl,
-      events: [
-        'transaction.executed',
-        'transaction.blocked',
-        'override.approved',
-        'override.executed',
-        'vault.paused',
-        'vault.resumed',
-      ],
-    }),
+    headers: { 'content-type': 'application/json', ...owner.authHeaders({ request: signed }) },
+    body: subscription,
   });
   if (hook.status !== 201)
     throw new Error(`webhook subscription failed: ${hook.status} ${await hook.text()}`);
@@ -447,6 +498,7 @@ async function main(): Promise<number> {
   );
   const overridesByStatus = Object.fromEntries(overrideRows.map((r) => [r.status, r.n]));
   await db.end();
+  const { notReady, probeKeyLeaks } = await checkProbes();
 
   const report = {
     durationSeconds: Math.round(DURATION_MS / 1000),
@@ -476,6 +528,9 @@ async function main(): Promise<number> {
     apiUnanswered: traffic.unanswered,
     recoveryMs: recoveries,
     convergeMs: { ingestion: ingestMs, deliveries: deliveriesMs },
+    preferredEndpointRequests: preferredEndpoint!.requests.length,
+    processesNotReady: notReady,
+    rpcKeyLeaks: rpcKeyLeaks + probeKeyLeaks,
   };
   console.log(JSON.stringify(report, null, 2));
   const ok =
@@ -487,10 +542,31 @@ async function main(): Promise<number> {
     report.badSignatures === 0 &&
     report.scenarioFailures === 0 &&
     report.apiUnanswered === 0 &&
+    report.processesNotReady.length === 0 &&
+    report.rpcKeyLeaks === 0 &&
     (overridesByStatus.executed ?? 0) === overridesExecuted &&
     report.processKills >= MIN_KILLS;
   console.log(ok ? 'chaos: PASS' : 'chaos: FAIL');
   return ok ? 0 : 1;
+}
+
+/** Every process, whatever its roles, answers /readyz 200 again; no probe or metric names the RPC key. */
+async function checkProbes(): Promise<{ notReady: string[]; probeKeyLeaks: number }> {
+  const notReady: string[] = [];
+  let probeKeyLeaks = 0;
+  for (const service of services) {
+    const base = `http://127.0.0.1:${service.port}`;
+    const ready = async () => (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2_000) })).ok;
+    if ((await waitUntil(ready, 60_000, `${service.name} ready`).catch(() => -1)) < 0)
+      notReady.push(service.name);
+    for (const path of ['/readyz', '/livez', '/metrics']) {
+      const text = await fetch(`${base}${path}`)
+        .then((r) => r.text())
+        .catch(() => '');
+      if (text.includes(RPC_KEY)) probeKeyLeaks += 1;
+    }
+  }
+  return { notReady, probeKeyLeaks };
 }
 
 let exitCode = 1;
@@ -501,6 +577,7 @@ try {
 } finally {
   for (const service of services) service.child?.kill('SIGKILL');
   validator.kill('SIGTERM');
+  await preferredEndpoint?.close();
   receiver.close();
   const admin = new pg.Client({ connectionString: PG_ADMIN });
   await admin

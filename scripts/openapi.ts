@@ -1,5 +1,6 @@
 // Writes docs/openapi.json from the route schemas (npm run openapi); `--check` exits 1 when the
-// committed document differs from what the code generates (CI's drift check).
+// committed document differs from what the code generates (CI's drift check); `--validate` exits 1
+// when the generated document is not a valid OpenAPI 3.1 document (see openapi-validation.ts).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +9,7 @@ import { createAppDeps } from '../src/app-deps.js';
 import { loadConfig } from '../src/config.js';
 import { createDisconnectedChainStatus } from '../src/domain/health/chain-status.js';
 import { createDatabase } from '../src/storage/database.js';
+import { openApiProblems } from './openapi-validation.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const target = resolve(root, 'docs/openapi.json');
@@ -42,6 +44,14 @@ function firstDifference(a: string, b: string): string {
 }
 
 const generated = await generate();
+if (process.argv.includes('--validate')) {
+  const problems = await openApiProblems(JSON.parse(generated));
+  if (problems.length > 0) {
+    process.stderr.write(`the generated OpenAPI document is invalid:\n${problems.join('\n')}\n`);
+    process.exit(1);
+  }
+  process.stdout.write('the generated OpenAPI document is valid OpenAPI 3.1\n');
+}
 if (process.argv.includes('--check')) {
   const committed = existsSync(target) ? readFileSync(target, 'utf8') : '';
   if (committed !== generated) {

@@ -38,7 +38,15 @@ const result = spawnSync(
     `--test-reporter-destination=${tap}`,
     ...files,
   ],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+  {
+    stdio: 'inherit',
+    // `vaultkeeper/client` and `vaultkeeper/webhooks` resolve to their TypeScript sources (no build needed).
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --conditions=vaultkeeper-source`.trim(),
+    },
+  },
 );
 // One plain closing line that any CI reader understands.
 const report = readFileSync(tap, 'utf8');

@@ -11,10 +11,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Logger } from 'pino';
 import type { AppDeps } from './app-deps.js';
 import { trustProxyOption } from './config.js';
+import { createDatabaseClaimStore } from './domain/auth/replay-guard-store.js';
 import { createWalletAuth } from './domain/auth/wallet-auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
-import { securityPlugin, sendFrameworkError } from './http/plugins/security.js';
+import { createClientErrorHandler, securityPlugin, sendFrameworkError } from './http/plugins/security.js';
 import { walletAuthPlugin } from './http/plugins/wallet-auth.js';
 import { actionsRoutes } from './http/routes/actions.routes.js';
 import { analyticsRoutes } from './http/routes/analytics.routes.js';
@@ -24,6 +25,7 @@ import { healthRoutes } from './http/routes/health.routes.js';
 import { metricsRoutes } from './http/routes/metrics.routes.js';
 import { overrideRoutes } from './http/routes/overrides.routes.js';
 import { pagesRoutes } from './http/routes/pages.routes.js';
+import { probeRoutes } from './http/routes/probes.routes.js';
 import { transactionRoutes } from './http/routes/transactions.routes.js';
 import { vaultWriteRoutes } from './http/routes/vault-writes.routes.js';
 import { vaultRoutes } from './http/routes/vaults.routes.js';
@@ -37,10 +39,16 @@ const DOCS_PREFIX = '/docs';
 
 registerAjvFormats();
 
+export const TRUST_EVERY_HOP_WARNING =
+  'TRUST_PROXY=true trusts every X-Forwarded-For entry: the client address is the leftmost one, which ' +
+  'the client itself writes, so per-IP rate limits and stream caps can be dodged unless the proxy ' +
+  'replaces the header; set a hop count (1 behind one proxy) or the proxies’ addresses instead';
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
+    ...serverTimeouts(deps.config.requestBodyTimeoutMs),
     trustProxy: trustProxyOption(deps.config.trustProxy),
     requestIdHeader: false,
     genReqId: (request) => {
@@ -56,10 +64,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: sendFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  if (deps.config.trustProxy === true) deps.logger.warn(TRUST_EVERY_HOP_WARNING);
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.addSchema(ErrorEnvelope);
-  // JSON only: a body of any other type is 415 before it is read.
-  app.removeContentTypeParser(['text/plain']);
+  registerJsonBodies(app);
   registerErrorHandling(app);
   registerRequestAccounting(app, deps);
   await app.register(securityPlugin, { docsPrefix: DOCS_PREFIX });
@@ -89,13 +97,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const walletAuth = createWalletAuth({
     cache: deps.cache,
+    // Only a shared cache can fail over: the in-process one never refuses to answer.
+    claimStore: deps.cache.kind === 'redis' ? createDatabaseClaimStore(deps.storage) : undefined,
     clock: deps.clock,
     maxAgeSeconds: deps.config.authMaxAgeSeconds,
+    domain: new URL(deps.config.publicBaseUrl).host,
+    requireRequestBinding: deps.config.authRequireRequestBinding,
   });
   await app.register(walletAuthPlugin, { walletAuth });
 
   await app.register(healthRoutes, { deps });
   await app.register(metricsRoutes, { deps });
+  await app.register(probeRoutes, { deps });
   await app.register(actionsRoutes, { deps });
   await app.register(eventRoutes, { deps });
   await app.register(vaultRoutes, { deps });
@@ -111,6 +124,46 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.swagger(),
   );
   return app;
+}
+
+/**
+ * A request (headers and body) must arrive within requestTimeoutMs, else 408 and the socket closes;
+ * Node checks at a tenth of that (at most every second), so the answer comes at most 10 % late. Idle
+ * keep-alive sockets live 72 s (past the 60 s idle timeout of common load balancers); any socket silent
+ * for 2 minutes is closed (event streams send a comment every 15 s).
+ */
+function serverTimeouts(requestTimeoutMs: number) {
+  return {
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: 72_000,
+    connectionTimeout: 120_000,
+    http: {
+      headersTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, Math.max(10, Math.floor(requestTimeoutMs / 10))),
+    },
+    clientErrorHandler: createClientErrorHandler(requestTimeoutMs),
+  };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body bytes as received (JSON bodies only), for request-bound signatures. */
+    rawBody: Buffer | undefined;
+  }
+}
+
+/**
+ * JSON only: a body of any other type is 415 before it is read. JSON is read as bytes, kept on the
+ * request for signature checks, then parsed exactly as Fastify's own parser does (poisoning refused).
+ */
+function registerJsonBodies(app: FastifyInstance): void {
+  app.decorateRequest('rawBody', undefined);
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    request.rawBody = body as Buffer;
+    parseJson(request, body as unknown as string, done);
+  });
 }
 
 /** Request id header, latency histogram and the rolling window health reports. */

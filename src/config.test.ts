@@ -59,6 +59,27 @@ describe('loadConfig', () => {
     assert.equal(config.smtpUrl, 'smtp://mail:25');
   });
 
+  test('WEBHOOK_SECRETS_KEY takes the base64 of 32 bytes, with previous keys for rotation', () => {
+    const key = Buffer.alloc(32, 7);
+    const old = Buffer.alloc(32, 9);
+    assert.equal(loadConfig({}).webhookSecretsKeys, null);
+    assert.deepEqual(
+      loadConfig({
+        WEBHOOK_SECRETS_KEY: key.toString('base64'),
+        WEBHOOK_SECRETS_KEY_PREVIOUS: old.toString('base64url'),
+      }).webhookSecretsKeys,
+      { current: key, previous: [old] },
+    );
+    for (const env of [
+      { WEBHOOK_SECRETS_KEY: Buffer.alloc(16).toString('base64') },
+      { WEBHOOK_SECRETS_KEY: 'not base64 at all!' },
+      { WEBHOOK_SECRETS_KEY: key.toString('base64'), WEBHOOK_SECRETS_KEY_PREVIOUS: 'short' },
+      { WEBHOOK_SECRETS_KEY_PREVIOUS: old.toString('base64') },
+    ]) {
+      assert.throws(() => loadConfig(env), /WEBHOOK_SECRETS_KEY/, JSON.stringify(env));
+    }
+  });
+
   test('memory:// selects in-memory PGlite and DATA_DIR moves the embedded files', () => {
     assert.deepEqual(loadConfig({ DATABASE_URL: 'memory://' }).database, { kind: 'memory' });
     assert.deepEqual(loadConfig({ DATA_DIR: '/var/lib/vk' }).database, {
@@ -101,5 +122,35 @@ describe('loadConfig', () => {
   test('derives the WebSocket URL from the RPC URL, port + 1 when a port is given', () => {
     assert.equal(deriveWsUrl('http://127.0.0.1:8899'), 'ws://127.0.0.1:8900');
     assert.equal(deriveWsUrl('https://api.devnet.solana.com'), 'wss://api.devnet.solana.com');
+  });
+});
+
+describe('several RPC endpoints', () => {
+  test('SOLANA_RPC_URL and SOLANA_WS_URL are lists paired by position; a missing WS URL is derived', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'memory://',
+      SOLANA_RPC_URL: 'https://a.example.com/k1, http://127.0.0.1:8899',
+      SOLANA_WS_URL: 'wss://a-ws.example.com/k1',
+    });
+    assert.deepEqual(config.rpcEndpoints, [
+      { rpcUrl: 'https://a.example.com/k1', wsUrl: 'wss://a-ws.example.com/k1' },
+      { rpcUrl: 'http://127.0.0.1:8899', wsUrl: 'ws://127.0.0.1:8900' },
+    ]);
+    assert.equal(config.rpcUrl, 'https://a.example.com/k1');
+  });
+
+  test('a bad entry is named without echoing any URL (they carry API keys)', () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          DATABASE_URL: 'memory://',
+          SOLANA_RPC_URL: 'https://a.example.com/SECRETKEY,ftp://b.example.com/OTHERKEY',
+          SOLANA_WS_URL: 'wss://a.example.com/1,wss://b.example.com/2,wss://c.example.com/3',
+        }),
+      (error: Error) =>
+        /SOLANA_RPC_URL/.test(error.message) &&
+        !/SECRETKEY|OTHERKEY/.test(error.message) &&
+        /SOLANA_WS_URL lists more URLs/.test(error.message),
+    );
   });
 });

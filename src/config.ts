@@ -33,17 +33,28 @@ export interface Config {
   readonly database: DatabaseConfig;
   readonly redisUrl: string | null;
   readonly cluster: SolanaCluster;
+  /** The preferred RPC endpoint (the first of rpcEndpoints). */
   readonly rpcUrl: string;
   readonly wsUrl: string;
+  /** SOLANA_RPC_URL / SOLANA_WS_URL as comma-separated lists, paired by position, in order of preference. */
+  readonly rpcEndpoints: readonly { readonly rpcUrl: string; readonly wsUrl: string }[];
   readonly programId: string;
   readonly publicBaseUrl: string;
   readonly roles: readonly Role[];
   /** TRUST_PROXY: false, true (every hop), a hop count, or the proxies' addresses/CIDRs (Fastify trustProxy). */
   readonly trustProxy: boolean | number | string[];
   readonly authMaxAgeSeconds: number;
+  /** AUTH_REQUIRE_REQUEST_BINDING: refuse signed messages that do not name their request (default false). */
+  readonly authRequireRequestBinding: boolean;
+  /** REQUEST_BODY_TIMEOUT_MS: a request (headers and body) not received in full within this gets 408. */
+  readonly requestBodyTimeoutMs: number;
+  /** SSE_MAX_STREAMS: event streams this process holds open at once, all clients together. */
+  readonly sseMaxStreams: number;
   readonly webhookAllowPrivateUrls: boolean;
   readonly webhookRetrySchedule: readonly number[];
   readonly webhookTimeoutMs: number;
+  /** WEBHOOK_SECRETS_KEY(_PREVIOUS): AES-256-GCM keys sealing webhook secrets at rest; null = stored plain. */
+  readonly webhookSecretsKeys: { current: Buffer; previous: Buffer[] } | null;
   readonly smtpUrl: string | null;
   readonly emailFrom: string;
   readonly logLevel: LogLevel;
@@ -51,7 +62,7 @@ export interface Config {
   readonly backfillIntervalMs: number;
   /** READ_CACHE: cache public API reads (default true); false serves every read from the database. */
   readonly readCache: boolean;
-  /** RATE_LIMIT_ENABLED: the per-IP budgets of DECISIONS §10 (default true; false only for tests and benchmarks). */
+  /** RATE_LIMIT_ENABLED: the per-IP budgets (docs/BEHAVIOUR.md, Rate limits) (default true; false only for tests and benchmarks). */
   readonly rateLimitEnabled: boolean;
   /** HMAC key of Solana Actions sign-message `state`; null = a random key per process (nonces stay DB-backed). */
   readonly actionsStateSecret: string | null;
@@ -115,8 +126,32 @@ export function loadConfig(env: Env = process.env): Config {
   const database = parseDatabase(read('DATABASE_URL'), read('DATA_DIR') ?? './data', problems);
   const redisUrl = url('REDIS_URL', ['redis:', 'rediss:']) ?? null;
   const cluster = oneOf('SOLANA_CLUSTER', SOLANA_CLUSTERS, 'devnet');
-  const rpcUrl = url('SOLANA_RPC_URL', ['http:', 'https:']) ?? CLUSTER_RPC[cluster];
-  const wsUrl = url('SOLANA_WS_URL', ['ws:', 'wss:']) ?? deriveWsUrl(rpcUrl);
+  const urls = (name: string, protocols: readonly string[]): string[] => {
+    const raw = read(name);
+    if (raw === undefined) return [];
+    const parts = raw.split(',').map((p) => p.trim());
+    const bad = parts.filter((p) => {
+      try {
+        return !protocols.includes(new URL(p).protocol);
+      } catch {
+        return true;
+      }
+    });
+    if (bad.length === 0) return parts;
+    // Never echo the value: RPC URLs carry API keys.
+    problems.push(
+      `${name} must be a comma-separated list of ${protocols.map((p) => `${p}//`).join(' or ')} URLs (${bad.length} invalid)`,
+    );
+    return [];
+  };
+  const rpcUrls = urls('SOLANA_RPC_URL', ['http:', 'https:']);
+  const wsUrls = urls('SOLANA_WS_URL', ['ws:', 'wss:']);
+  if (rpcUrls.length === 0) rpcUrls.push(CLUSTER_RPC[cluster]);
+  if (wsUrls.length > rpcUrls.length) {
+    problems.push('SOLANA_WS_URL lists more URLs than SOLANA_RPC_URL (they are paired by position)');
+  }
+  const rpcEndpoints = rpcUrls.map((rpcUrl, i) => ({ rpcUrl, wsUrl: wsUrls[i] ?? deriveWsUrl(rpcUrl) }));
+  const { rpcUrl, wsUrl } = rpcEndpoints[0]!;
   const programId = read('VAULT_PROGRAM_ID') ?? DEFAULT_PROGRAM_ID;
   if (!isAddress(programId)) problems.push('VAULT_PROGRAM_ID must be a base58 32-byte address');
   const publicBaseUrl = (url('PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(
@@ -140,14 +175,23 @@ export function loadConfig(env: Env = process.env): Config {
     cluster,
     rpcUrl,
     wsUrl,
+    rpcEndpoints,
     programId,
     publicBaseUrl,
     roles,
     trustProxy: parseTrustProxy(read('TRUST_PROXY'), problems),
     authMaxAgeSeconds: int('AUTH_MAX_AGE_SECONDS', 300, 1, 86_400),
+    authRequireRequestBinding: bool('AUTH_REQUIRE_REQUEST_BINDING', false),
+    requestBodyTimeoutMs: int('REQUEST_BODY_TIMEOUT_MS', 30_000, 50, 600_000),
+    sseMaxStreams: int('SSE_MAX_STREAMS', 1_000, 1, 100_000),
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     webhookRetrySchedule: schedule,
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookSecretsKeys: parseSecretsKeys(
+      read('WEBHOOK_SECRETS_KEY'),
+      read('WEBHOOK_SECRETS_KEY_PREVIOUS'),
+      problems,
+    ),
     smtpUrl,
     emailFrom: read('EMAIL_FROM') ?? 'Vaultkeeper <no-reply@vaultkeeper.local>',
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
@@ -226,6 +270,32 @@ export function trustProxyOption(
   value: Config['trustProxy'],
 ): boolean | string[] | ((address: string, hop: number) => boolean) {
   return typeof value === 'number' ? (_address, hop) => hop < value : value;
+}
+
+/** Each key is the base64 (or base64url) text of exactly 32 random bytes; PREVIOUS is a comma list. */
+function parseSecretsKeys(
+  current: string | undefined,
+  previous: string | undefined,
+  problems: string[],
+): Config['webhookSecretsKeys'] {
+  const decode = (name: string, text: string): Buffer | null => {
+    const bytes = /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : Buffer.alloc(0);
+    if (bytes.length === 32) return bytes;
+    problems.push(`${name} must be the base64 of 32 random bytes (e.g. openssl rand -base64 32)`);
+    return null;
+  };
+  if (current === undefined) {
+    if (previous !== undefined) problems.push('WEBHOOK_SECRETS_KEY_PREVIOUS needs WEBHOOK_SECRETS_KEY');
+    return null;
+  }
+  const key = decode('WEBHOOK_SECRETS_KEY', current);
+  const older = (previous ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '')
+    .map((k) => decode('WEBHOOK_SECRETS_KEY_PREVIOUS', k));
+  if (key === null || older.some((k) => k === null)) return null;
+  return { current: key, previous: older as Buffer[] };
 }
 
 function parseBackfill(raw: string | undefined, problems: string[]): BackfillConfig {

@@ -4,12 +4,16 @@ import { buildApp } from './app.js';
 import { createAppDeps, createRpcClients } from './app-deps.js';
 import { createCache } from './cache/index.js';
 import { runIngestor } from './chain/ingestor.js';
+import { rpcUrlReplacements } from './chain/rpc-endpoints.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createCacheCleanupJob } from './jobs/cache-cleanup.js';
+import { readDeliveryQueueStats } from './jobs/delivery-queue-stats.js';
 import { createMetricsRollupJob } from './jobs/metrics-rollup.js';
 import { runScheduledJobs } from './jobs/scheduler.js';
 import { runDeliveryWorker } from './jobs/worker.js';
 import { createLogger } from './lib/logger.js';
+import { createMetrics, registerRoleMetrics } from './lib/metrics.js';
+import { buildProbeApp } from './probe-app.js';
 import { createDatabase, type Storage } from './storage/database.js';
 
 const SHUTDOWN_LIMIT_MS = 10_000;
@@ -25,7 +29,11 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger({ level: config.logLevel });
+  const logger = createLogger({
+    level: config.logLevel,
+    pretty: process.stdout.isTTY === true,
+    replacements: rpcUrlReplacements(config.rpcEndpoints),
+  });
   const controller = new AbortController();
   // Signals are ours from the first moment, not only once everything listens: one that arrives while
   // starting cuts the start short, and what did start is then stopped in order.
@@ -52,23 +60,33 @@ async function main(): Promise<void> {
   const cache = createCache(config.redisUrl, (error) =>
     logger.warn({ err: error.message }, 'redis unavailable'),
   );
-  const { rpc, subscriptions } = createRpcClients(config);
-  const deps = createAppDeps({ config, storage, cache, logger, rpc });
+  const metrics = createMetrics();
+  const { rpc, rpcEndpoints } = createRpcClients(config, metrics);
+  const deps = createAppDeps({ config, storage, cache, logger, metrics, rpc, rpcEndpoints });
 
   const tasks: Promise<unknown>[] = [];
   if (config.roles.includes('ingestor')) {
-    tasks.push(runIngestor({ ...deps, subscriptions }, controller.signal));
+    tasks.push(runIngestor(deps, controller.signal));
   }
   if (config.roles.includes('worker')) {
     const jobs = [createMetricsRollupJob(deps), createCacheCleanupJob({ ...deps, db: storage.db })];
     tasks.push(runScheduledJobs(jobs, deps, controller.signal));
     tasks.push(runDeliveryWorker(deps, controller.signal));
   }
-  let app: FastifyInstance | undefined;
-  if (config.roles.includes('api')) {
-    app = await buildApp(deps);
-    await app.listen({ port: config.port, host: config.host });
-  }
+  registerRoleMetrics(metrics, {
+    roles: config.roles,
+    roleStatus: deps.roleStatus,
+    readDeliveryQueue: () => readDeliveryQueueStats(storage.db, deps.clock.now()),
+  });
+  // Every process listens on PORT: the API, or only /livez, /readyz and /metrics without the api role.
+  const app: FastifyInstance = config.roles.includes('api')
+    ? await buildApp(deps)
+    : await buildProbeApp(deps);
+  app.addHook('preClose', async () => {
+    deps.roleStatus.api.accepting = false;
+  });
+  await app.listen({ port: config.port, host: config.host });
+  deps.roleStatus.api.accepting = true;
   logger.info(
     { roles: config.roles, database: storage.kind, cache: cache.kind, cluster: config.cluster },
     'vaultkeeper started',
@@ -82,7 +100,7 @@ async function main(): Promise<void> {
     }, SHUTDOWN_LIMIT_MS);
     hardStop.unref();
     controller.abort();
-    await Promise.allSettled([app?.close(), ...tasks]);
+    await Promise.allSettled([app.close(), ...tasks]);
     await Promise.allSettled([storage.close(), cache.close()]);
     clearTimeout(hardStop);
     logger.info('stopped');

@@ -3,7 +3,7 @@
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Address } from '@solana/kit';
-import type { AppDeps, SolanaRpcSubscriptions } from '../app-deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { createIngestionService, type IngestionService } from '../domain/ingestion/apply-signature.js';
 import { cursorName, findAppliedSignatures, writeHeartbeat } from '../domain/ingestion/cursor.js';
 import { runBackfill } from './backfill.js';
@@ -26,11 +26,14 @@ export interface IngestorOptions {
   batchSize?: number;
   heartbeatMs?: number;
   lockPollMs?: number;
+  /** While the feed is on a fallback RPC endpoint, how often a preferred one is checked. */
+  preferredRecheckMs?: number;
 }
 
-export type IngestorDeps = Pick<AppDeps, 'config' | 'storage' | 'cache' | 'logger' | 'clock' | 'metrics'> & {
-  subscriptions: SolanaRpcSubscriptions;
-};
+export type IngestorDeps = Pick<
+  AppDeps,
+  'config' | 'storage' | 'cache' | 'logger' | 'clock' | 'metrics' | 'rpcEndpoints' | 'roleStatus'
+>;
 
 /** Runs until the signal aborts; resolves once the current batch is committed and the lock released. */
 export async function runIngestor(
@@ -41,8 +44,11 @@ export async function runIngestor(
   const { logger } = deps;
   const lock = createIngestorLock({ storage: deps.storage, logger, pollMs: options.lockPollMs });
   const restart = createBackoff({ baseMs: 1_000, capMs: 30_000 });
+  const status = deps.roleStatus.ingestor;
   while (!signal.aborted) {
+    status.state = 'standby';
     if (!(await lock.acquire(signal))) break;
+    status.state = 'active';
     logger.info('ingestor lock held: this process ingests');
     try {
       const session = AbortSignal.any([signal, lock.lost]);
@@ -53,10 +59,14 @@ export async function runIngestor(
     } catch (error) {
       logger.error({ err: (error as Error).message }, 'ingestor session failed');
     } finally {
+      status.feedConnected = false;
+      status.feedEndpoint = null;
       await lock.release();
+      status.state = 'standby';
     }
     if (!signal.aborted) await sleep(restart.next(), signal);
   }
+  status.state = 'stopped';
 }
 
 async function runSession(
@@ -69,7 +79,7 @@ async function runSession(
   const programId = config.programId as Address;
   // Enough reads in flight to hide the node's latency; they travel in JSON-RPC batches.
   const fetchConcurrency = options.fetchConcurrency ?? 64;
-  const rpc = createBatchingSolanaRpc(config.rpcUrl, { maxBatch: options.rpcBatchSize ?? 32 });
+  const rpc = createBatchingSolanaRpc(deps.rpcEndpoints, { maxBatch: options.rpcBatchSize ?? 32 });
   const batchSize = options.batchSize ?? 250;
   const instance = `${hostname()}:${process.pid}`;
   const ingestion = createIngestionService({
@@ -101,6 +111,14 @@ async function runSession(
     const times = [busySince, oldestQueued].filter((t): t is number => t !== undefined && t !== null);
     return times.length === 0 ? null : new Date(Math.min(...times));
   };
+  const status = deps.roleStatus.ingestor;
+  status.behindSince = behindSince;
+  const setFeed = (endpoint: string | null) => {
+    status.feedConnected = endpoint !== null;
+    if (status.feedEndpoint !== null) metrics.ingestionFeedEndpoint.labels(status.feedEndpoint).set(0);
+    if (endpoint !== null) metrics.ingestionFeedEndpoint.labels(endpoint).set(1);
+    status.feedEndpoint = endpoint;
+  };
   const beat = (status?: 'disconnected') =>
     writeHeartbeat(storage.db, {
       status: status ?? (connected ? 'connected' : 'connecting'),
@@ -109,12 +127,18 @@ async function runSession(
     }).catch((error: unknown) => logger.warn({ err: (error as Error).message }, 'heartbeat failed'));
 
   const subscription = runLogSubscription(
-    { subscriptions: deps.subscriptions, programId, logger },
     {
-      onConnected() {
+      rpcEndpoints: deps.rpcEndpoints,
+      programId,
+      logger,
+      ...(options.preferredRecheckMs ? { preferredRecheckMs: options.preferredRecheckMs } : {}),
+    },
+    {
+      onConnected(endpoint) {
         connected = true;
+        setFeed(endpoint);
         backfillWanted = true; // whatever landed while we were away
-        logger.info('log subscription up');
+        logger.info({ endpoint }, 'log subscription up');
         notify();
         void beat();
       },
@@ -128,10 +152,14 @@ async function runSession(
         if (!queue.has(signature)) queue.set(signature, Date.now());
         notify();
       },
-      onDisconnected(error, retryInMs) {
+      onDisconnected(error, retryInMs, endpoint) {
         connected = false;
+        setFeed(null);
         metrics.ingestionReconnects.inc();
-        logger.warn({ err: (error as Error)?.message, retryInMs }, 'log subscription lost; reconnecting');
+        logger.warn(
+          { err: deps.rpcEndpoints.redact(String((error as Error)?.message)), endpoint, retryInMs },
+          'log subscription lost; reconnecting',
+        );
         void beat();
       },
     },
@@ -150,7 +178,8 @@ async function runSession(
   const retry = createBackoff({ baseMs: 500, capMs: 30_000 });
   const retryLater = (error: unknown, what: string) => {
     const delay = retry.next();
-    logger.error({ err: (error as Error).message, retryInMs: delay }, `${what} failed`);
+    const err = deps.rpcEndpoints.redact(String((error as Error)?.message));
+    logger.error({ err, retryInMs: delay }, `${what} failed`);
     const timer = setTimeout(() => {
       backfillWanted = true;
       notify();

@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Signature } from '@solana/kit';
 import { createBatchingSolanaRpc } from './rpc-batch.js';
+import { createRpcEndpoints } from './rpc-endpoints.js';
+
+const endpointsAt = (rpcUrl: string) => createRpcEndpoints([{ rpcUrl, wsUrl: 'ws://127.0.0.1:9' }]);
 
 /** A JSON-RPC node that records how requests arrive; `acceptBatches: false` answers a batch with an error. */
 function startNode(options: { acceptBatches: boolean }) {
@@ -63,7 +66,7 @@ describe('createBatchingSolanaRpc', () => {
   });
 
   test('getTransaction calls issued together travel in batches of at most maxBatch, each answer to its caller', async () => {
-    const rpc = createBatchingSolanaRpc(batching.url, { maxBatch: 4 });
+    const rpc = createBatchingSolanaRpc(endpointsAt(batching.url), { maxBatch: 4 });
     const replies = await read(rpc, 10);
     assert.deepEqual(
       replies.map((r) => (r as unknown as { sig: string }).sig),
@@ -78,13 +81,13 @@ describe('createBatchingSolanaRpc', () => {
 
   test('other methods are sent one by one', async () => {
     batching.bodies.length = 0;
-    const rpc = createBatchingSolanaRpc(batching.url, { maxBatch: 4 });
+    const rpc = createBatchingSolanaRpc(endpointsAt(batching.url), { maxBatch: 4 });
     await Promise.all([rpc.getSlot().send(), rpc.getSlot().send()]);
     assert.ok(batching.bodies.every((b) => !Array.isArray(b)));
   });
 
   test('a node that refuses batches gets single requests from then on, and every call is answered', async () => {
-    const rpc = createBatchingSolanaRpc(refusing.url, { maxBatch: 4 });
+    const rpc = createBatchingSolanaRpc(endpointsAt(refusing.url), { maxBatch: 4 });
     const first = await read(rpc, 3);
     const second = await read(rpc, 3);
     assert.equal(first.length + second.length, 6);

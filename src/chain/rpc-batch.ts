@@ -2,10 +2,12 @@
 // event loop travel in one HTTP request (the Solana RPC accepts JSON-RPC batches), which removes
 // most of the per-call HTTP cost of a backfill. Every other method uses kit's default transport.
 // A node that refuses batches is detected on the first reply, and batching is then switched off.
+// Single calls and batches alike fail over across the configured endpoints.
 // Batched replies are parsed with JSON.parse: integers above 2^53 (lamport balances) lose precision;
 // ingestion reads only slot, blockTime, err and the logs of a getTransaction reply.
-import { createDefaultRpcTransport, createSolanaRpcFromTransport, type RpcTransport } from '@solana/kit';
+import { createSolanaRpcFromTransport, type RpcTransport } from '@solana/kit';
 import type { SolanaRpc } from '../app-deps.js';
+import { type RpcEndpoints, RpcHttpStatusError } from './rpc-endpoints.js';
 
 const BATCHED_METHODS = new Set(['getTransaction']);
 
@@ -15,8 +17,15 @@ interface Call {
   reject(error: unknown): void;
 }
 
-export function createBatchingSolanaRpc(url: string, options: { maxBatch: number }): SolanaRpc {
-  const single = createDefaultRpcTransport({ url });
+export function createBatchingSolanaRpc(
+  rpcEndpoints: RpcEndpoints,
+  options: { maxBatch: number },
+): SolanaRpc {
+  const single = ({ payload, signal }: { payload: unknown; signal?: AbortSignal }) =>
+    rpcEndpoints.request(
+      (endpoint, attemptSignal) => endpoint.transport<unknown>({ payload, signal: attemptSignal }),
+      signal,
+    );
   let batching = options.maxBatch > 1;
   const queue: Call[] = [];
   let scheduled = false;
@@ -32,16 +41,23 @@ export function createBatchingSolanaRpc(url: string, options: { maxBatch: number
       return;
     }
     try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { accept: 'application/json', 'content-type': 'application/json; charset=utf-8' },
-        body: JSON.stringify(
-          calls.map((c) => c.payload),
-          (_key, value: unknown) => (typeof value === 'bigint' ? Number(value) : value),
-        ),
+      const body = JSON.stringify(
+        calls.map((c) => c.payload),
+        (_key, value: unknown) => (typeof value === 'bigint' ? Number(value) : value),
+      );
+      const replies: unknown = await rpcEndpoints.request(async (endpoint, signal) => {
+        const response = await fetch(endpoint.rpcUrl, {
+          method: 'POST',
+          headers: { accept: 'application/json', 'content-type': 'application/json; charset=utf-8' },
+          body,
+          signal,
+        });
+        if (!response.ok) {
+          await response.body?.cancel();
+          throw new RpcHttpStatusError(response.status, response.headers);
+        }
+        return await response.json();
       });
-      if (!response.ok) throw new Error(`RPC batch answered HTTP ${response.status}`);
-      const replies: unknown = await response.json();
       if (!Array.isArray(replies)) {
         batching = false; // this node does not take batches: resend one by one from now on
         for (const call of calls) single({ payload: call.payload }).then(call.resolve, call.reject);

@@ -133,8 +133,15 @@ function toIssues(validation: SchemaIssue[], context: string | undefined): Valid
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
   const { status, body, unexpected } = toEnvelope(error);
   if (unexpected) request.log.error({ err: error }, 'unhandled error');
-  if (request.routeOptions.config?.actionEnvelope) body.message = body.error;
+  if (request.routeOptions.config?.actionEnvelope) body.message = actionMessage(body);
   return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+/** A wallet shows only `message`: for invalid input it names the first wrong field. */
+function actionMessage(body: ErrorEnvelope): string {
+  const issues = (body.details as { issues?: ValidationIssue[] }).issues;
+  const first = body.code === 'VALIDATION_ERROR' ? issues?.[0] : undefined;
+  return first === undefined ? body.error : `${body.error}: ${first.path} ${first.message}`;
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

@@ -1,4 +1,5 @@
-// Scheduled job: drop expired in-process cache entries and expired Solana Actions sign-message nonces.
+// Scheduled job: drop expired in-process cache entries, expired Solana Actions sign-message nonces, and
+// e-mail confirmations older than the per-address daily window.
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Cache } from '../cache/cache.js';
@@ -29,6 +30,17 @@ export async function deleteExpiredActionNonces(
   }
 }
 
+/** Confirmations count towards an address's daily limit for 24 h; kept a day longer, then deleted. */
+const CONFIRMATION_RETENTION_MS = 2 * 24 * 60 * 60 * 1000;
+
+export async function deleteOldWebhookConfirmations(db: Database, now: Date): Promise<number> {
+  const before = new Date(now.getTime() - CONFIRMATION_RETENTION_MS).toISOString();
+  const result = (await db.execute(
+    sql`delete from webhook_confirmations where created_at < ${before}::timestamptz`,
+  )) as unknown as { rowCount?: number | null; affectedRows?: number };
+  return Number(result.rowCount ?? result.affectedRows ?? 0);
+}
+
 export function createCacheCleanupJob(
   deps: {
     readonly db: Database;
@@ -45,6 +57,8 @@ export function createCacheCleanupJob(
       const purged = await deps.cache.purgeExpired();
       const nonces = await deleteExpiredActionNonces(deps.db, deps.clock.now(), signal);
       deps.logger.debug({ purged, nonces }, 'cache cleanup');
+      const confirmations = await deleteOldWebhookConfirmations(deps.db, deps.clock.now());
+      if (confirmations > 0) deps.logger.debug({ confirmations }, 'old e-mail confirmations deleted');
     },
   };
 }

@@ -1,4 +1,5 @@
 // One attempt over the subscription's channel: a signed HTTP POST, or an e-mail for `mailto:`.
+import type { SecretBox } from '../domain/webhooks/secret-box.js';
 import { activePreviousSecret, buildSignedDelivery } from '../domain/webhooks/signatures.js';
 import { mailtoAddress } from '../domain/webhooks/subscription-url.js';
 import type { ClaimedDelivery } from './delivery.js';
@@ -11,7 +12,7 @@ export type Channel = 'webhook' | 'email';
 export async function sendDelivery(
   delivery: ClaimedDelivery,
   startedAt: Date,
-  senders: { http: HttpSender; email: EmailSender | null },
+  senders: { http: HttpSender; email: EmailSender | null; secretBox: SecretBox },
 ): Promise<{ channel: Channel; outcome: SendOutcome }> {
   const to = mailtoAddress(delivery.url);
   if (to !== null) {
@@ -26,17 +27,14 @@ export async function sendDelivery(
     const outcome = await senders.email.send({ to, deliveryId: delivery.id, event: delivery.event, message });
     return { channel: 'email', outcome };
   }
+  const previous = activePreviousSecret(delivery.previousSecret, delivery.previousSecretExpiresAt, startedAt);
   const signed = buildSignedDelivery({
     deliveryId: delivery.id,
     event: delivery.event,
     payload: delivery.payload,
     secrets: {
-      secret: delivery.secret,
-      previousSecret: activePreviousSecret(
-        delivery.previousSecret,
-        delivery.previousSecretExpiresAt,
-        startedAt,
-      ),
+      secret: senders.secretBox.open(delivery.secret),
+      previousSecret: previous === null ? null : senders.secretBox.open(previous),
     },
     attemptAt: startedAt,
   });

@@ -1,12 +1,14 @@
 // The delivery queue in PostgreSQL: claim due rows under a lease (SKIP LOCKED), record outcomes in batches.
 import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../storage/database.js';
+import type { FairShareCaps, HeldSlots } from './delivery-fairness.js';
 import type { SendOutcome } from './http-sender.js';
 import { type Decision, describeFailure, nextSubscriptionHealth } from './retry-policy.js';
 
 export interface ClaimedDelivery {
   id: string;
   webhookId: string;
+  owner: string;
   event: string;
   /** JSON text of {id, event, timestamp, data}, signed as is. */
   payload: string;
@@ -18,6 +20,8 @@ export interface ClaimedDelivery {
   previousSecret: string | null;
   previousSecretExpiresAt: Date | null;
   active: boolean;
+  /** False while a `mailto:` recipient has not confirmed: such a delivery is not sent. */
+  verified: boolean;
   failingSince: Date | null;
 }
 
@@ -46,34 +50,76 @@ const iso = (date: Date | null): string | null => (date === null ? null : date.t
 const toDate = (value: unknown): Date | null =>
   value === null || value === undefined ? null : value instanceof Date ? value : new Date(String(value));
 
-/** Leases up to `limit` due deliveries in one statement; a crashed holder's lease simply runs out. */
+/** How many due rows a claim looks at for each one it may take: room to rotate across subscriptions. */
+const CANDIDATES_PER_SLOT = 4;
+
+/**
+ * Leases up to `limit` due deliveries in one statement; a crashed holder's lease simply runs out.
+ * Fair: subscriptions and owners this worker already holds at their cap are skipped, the rest get at
+ * most their remaining share, and the batch takes one delivery of each in turn (owners first).
+ */
 export async function claimDueDeliveries(
   db: Database,
-  input: { now: Date; limit: number; leaseMs: number; asyncCommit: boolean },
+  input: {
+    now: Date;
+    limit: number;
+    leaseMs: number;
+    asyncCommit: boolean;
+    caps?: FairShareCaps;
+    held?: HeldSlots;
+  },
 ): Promise<ClaimedDelivery[]> {
   const now = input.now.toISOString();
   const leaseUntil = new Date(input.now.getTime() + input.leaseMs).toISOString();
+  const caps = input.caps ?? { perSubscription: input.limit, perOwner: input.limit };
+  const held = input.held ?? { subscriptions: [], owners: [] };
   const result = (await db.execute(sql`
     with commit_mode as (select ${commitMode(input.asyncCommit)}),
+    held_subs as (
+      select * from json_to_recordset(${JSON.stringify(held.subscriptions)}::json) as h(id uuid, n int)
+    ),
+    held_owners as (
+      select * from json_to_recordset(${JSON.stringify(held.owners)}::json) as h(owner text, n int)
+    ),
+    candidates as (
+      select d.id, d.webhook_id, w.owner, d.next_attempt_at from webhook_deliveries d
+      join webhooks w on w.id = d.webhook_id
+      where d.status = 'pending'
+        and d.next_attempt_at <= ${now}::timestamptz
+        and (d.locked_until is null or d.locked_until <= ${now}::timestamptz)
+        and d.webhook_id not in (select id from held_subs where n >= ${caps.perSubscription})
+        and w.owner not in (select owner from held_owners where n >= ${caps.perOwner})
+      order by d.next_attempt_at
+      limit ${input.limit * CANDIDATES_PER_SLOT}
+      for update of d skip locked
+    ),
+    by_subscription as (
+      select c.*, coalesce(hs.n, 0)
+        + row_number() over (partition by c.webhook_id order by c.next_attempt_at, c.id) as sub_slot
+      from candidates c left join held_subs hs on hs.id = c.webhook_id
+    ),
+    by_owner as (
+      select b.id, b.next_attempt_at, coalesce(ho.n, 0)
+        + row_number() over (partition by b.owner order by b.sub_slot, b.next_attempt_at, b.id) as owner_slot
+      from by_subscription b left join held_owners ho on ho.owner = b.owner
+      where b.sub_slot <= ${caps.perSubscription}
+    ),
     due as (
-      select id from webhook_deliveries
-      where status = 'pending'
-        and next_attempt_at <= ${now}::timestamptz
-        and (locked_until is null or locked_until <= ${now}::timestamptz)
-      order by next_attempt_at
+      select id from by_owner where owner_slot <= ${caps.perOwner}
+      order by owner_slot, next_attempt_at
       limit ${input.limit}
-      for update skip locked
     )
     update webhook_deliveries d
     set locked_until = ${leaseUntil}::timestamptz, attempt_count = d.attempt_count + 1
     from due, webhooks w, commit_mode
     where d.id = due.id and w.id = d.webhook_id
-    returning d.id, d.webhook_id, d.event, d.payload, d.attempt_count, d.created_at, w.url, w.secret,
-      w.previous_secret, w.previous_secret_expires_at, w.active, w.failing_since
+    returning d.id, d.webhook_id, w.owner, d.event, d.payload, d.attempt_count, d.created_at, w.url, w.secret,
+      w.previous_secret, w.previous_secret_expires_at, w.active, w.verified, w.failing_since
   `)) as unknown as { rows: Record<string, unknown>[] };
   return result.rows.map((r) => ({
     id: String(r.id),
     webhookId: String(r.webhook_id),
+    owner: String(r.owner),
     event: String(r.event),
     payload: String(r.payload),
     attempt: Number(r.attempt_count),
@@ -83,6 +129,7 @@ export async function claimDueDeliveries(
     previousSecret: (r.previous_secret as string | null) ?? null,
     previousSecretExpiresAt: toDate(r.previous_secret_expires_at),
     active: Boolean(r.active),
+    verified: Boolean(r.verified),
     failingSince: toDate(r.failing_since),
   }));
 }

@@ -1,12 +1,17 @@
 // Delivers `mailto:` subscriptions over SMTP with nodemailer; the outcome feeds the same retry policy.
 import { createTransport } from 'nodemailer';
+import type { Logger } from 'pino';
+import type { ConfirmationMailer } from '../domain/webhooks/confirmations.js';
 import type { EmailMessage } from './email-message.js';
+import { classifyFailure, describeError } from './failure-class.js';
 import type { SendOutcome } from './http-sender.js';
 
 export interface EmailSenderOptions {
   smtpUrl: string;
   from: string;
   timeoutMs: number;
+  /** A pool keeps connections open (the worker); without one each mail has its own (rare mails). */
+  pooled?: boolean;
 }
 
 export interface EmailRequest {
@@ -24,7 +29,7 @@ export interface EmailSender {
 export function createEmailSender(options: EmailSenderOptions): EmailSender {
   const transport = createTransport({
     url: options.smtpUrl,
-    pool: true,
+    pool: options.pooled ?? true,
     maxConnections: 4,
     connectionTimeout: options.timeoutMs,
     greetingTimeout: options.timeoutMs,
@@ -54,13 +59,14 @@ export function createEmailSender(options: EmailSenderOptions): EmailSender {
         };
       } catch (error) {
         const code = (error as { responseCode?: unknown }).responseCode;
-        const message = error instanceof Error ? error.message : String(error);
+        const replied = typeof code === 'number';
         return {
           ok: false,
-          statusCode: typeof code === 'number' ? code : null,
-          error: message.slice(0, 500),
+          statusCode: replied ? code : null,
+          error: replied ? `smtp_${code}` : classifyFailure(error, false),
           retryAfter: null,
           responseBody: null,
+          detail: describeError(error),
         };
       }
     },
@@ -73,4 +79,33 @@ export function createEmailSender(options: EmailSenderOptions): EmailSender {
 function replyCode(response: string): number | null {
   const match = /^(\d{3})\b/.exec(response);
   return match === null ? null : Number(match[1]);
+}
+
+/** Confirmation mails from the API: one connection each; a failure is logged, the subscription stays unverified. */
+export function createConfirmationMailer(
+  config: { smtpUrl: string | null; emailFrom: string; webhookTimeoutMs: number },
+  logger: Pick<Logger, 'warn'>,
+): ConfirmationMailer {
+  const sender = createEmailSender({
+    smtpUrl: config.smtpUrl ?? '',
+    from: config.emailFrom,
+    timeoutMs: config.webhookTimeoutMs,
+    pooled: false,
+  });
+  return {
+    async send(mail) {
+      const outcome = await sender.send({
+        to: mail.to,
+        deliveryId: mail.id,
+        event: 'webhook.confirmation',
+        message: { subject: mail.subject, text: mail.text, html: mail.html },
+      });
+      if (!outcome.ok) {
+        logger.warn(
+          { confirmationId: mail.id, err: outcome.detail ?? outcome.error },
+          'confirmation e-mail failed',
+        );
+      }
+    },
+  };
 }

@@ -1,5 +1,6 @@
 // Sends one signed webhook request with undici: SSRF-checked connections, a hard timeout, no redirects.
 import { Agent, type buildConnector } from 'undici';
+import { classifyFailure, describeError } from './failure-class.js';
 import type { AttemptResult } from './retry-policy.js';
 import { createSafeConnector, type Resolver, systemResolver } from './ssrf.js';
 
@@ -28,6 +29,8 @@ export interface HttpRequest {
 export interface SendOutcome extends AttemptResult {
   /** The first RESPONSE_EXCERPT_BYTES of the response body, as text. */
   responseBody: string | null;
+  /** Why it failed in full (addresses, system errors): for the server log, never stored. */
+  detail?: string;
 }
 
 export interface HttpSender {
@@ -73,8 +76,9 @@ export function createHttpSender(options: HttpSenderOptions): HttpSender {
           responseBody: excerpt,
         };
       } catch (error) {
-        const message = signal.aborted ? `timed out after ${options.timeoutMs} ms` : describeError(error);
-        return { ok: false, statusCode: null, error: message, retryAfter: null, responseBody: null };
+        const detail = signal.aborted ? `timed out after ${options.timeoutMs} ms` : describeError(error);
+        const failure = classifyFailure(error, signal.aborted);
+        return { ok: false, statusCode: null, error: failure, retryAfter: null, responseBody: null, detail };
       }
     },
     async close() {
@@ -103,12 +107,4 @@ async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): unknown })
   if (keptBytes === 0) return null;
   // PostgreSQL text cannot hold NUL; a cut multi-byte character decodes as U+FFFD.
   return Buffer.concat(kept).toString('utf8').replaceAll('\u0000', '');
-}
-
-function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error).slice(0, 500);
-  const code = (error as { code?: unknown }).code;
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  const text = `${typeof code === 'string' ? `${code} ` : ''}${error.message}${cause}`;
-  return text.slice(0, 500);
 }

@@ -71,11 +71,11 @@ export function decideAfterAttempt(input: {
   return { status: 'pending', nextAttemptAt: new Date(input.finishedAt.getTime() + waitMs) };
 }
 
-/** One line for `last_error`: the transport error, or the status that was not a success. */
+/** One line for `last_error`: the failure class, or `http_<status>` for a status that was not a success. */
 export function describeFailure(result: AttemptResult): string | null {
   if (result.ok) return null;
   if (result.error !== null) return result.error;
-  return result.statusCode === null ? 'no response' : `status ${result.statusCode}`;
+  return result.statusCode === null ? 'no response' : `http_${result.statusCode}`;
 }
 
 export interface SubscriptionHealth {

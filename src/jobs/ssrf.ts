@@ -61,7 +61,7 @@ async function resolveChecked(host: string, options: SafeConnectorOptions): Prom
   const answers =
     isIP(host) !== 0 ? [host] : await withTimeout(options.resolve(host), options.timeoutMs, host);
   const addresses = answers.map((entry) => (typeof entry === 'string' ? entry : entry.address));
-  if (addresses.length === 0) throw new RefusedAddressError(`${host} resolved to no address`);
+  if (addresses.length === 0) throw dnsError(`${host} resolved to no address`);
   for (const address of addresses) {
     const reason = refusalReason(address, options.allowPrivate);
     if (reason !== null) throw new RefusedAddressError(`refused ${host}: ${reason}`);
@@ -69,10 +69,12 @@ async function resolveChecked(host: string, options: SafeConnectorOptions): Prom
   return addresses;
 }
 
+const dnsError = (message: string) => Object.assign(new Error(message), { code: 'VK_DNS' });
+
 async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, host: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`DNS lookup of ${host} timed out`)), timeoutMs);
+    timer = setTimeout(() => reject(dnsError(`DNS lookup of ${host} timed out`)), timeoutMs);
   });
   try {
     return await Promise.race([promise, timeout]);

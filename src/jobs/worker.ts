@@ -2,14 +2,17 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { AppDeps } from '../app-deps.js';
+import { createSecretBox, resealWebhookSecrets, type SecretBox } from '../domain/webhooks/secret-box.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../lib/metrics.js';
+import type { WorkerStatus } from '../lib/role-status.js';
 import type { Storage } from '../storage/database.js';
 import { type AttemptRecord, type ClaimedDelivery, claimDueDeliveries, recordAttempts } from './delivery.js';
-import { sendDelivery } from './delivery-channels.js';
+import { type Channel, sendDelivery } from './delivery-channels.js';
+import { createInFlightLedger, defaultCaps, type FairShareCaps } from './delivery-fairness.js';
 import { listenForDeliveries } from './delivery-listener.js';
 import { createEmailSender, type EmailSender } from './email-sender.js';
-import { createHttpSender, type HttpSender } from './http-sender.js';
+import { createHttpSender, type HttpSender, type SendOutcome } from './http-sender.js';
 import { decideAfterAttempt } from './retry-policy.js';
 import type { Resolver } from './ssrf.js';
 
@@ -29,10 +32,16 @@ export interface DeliveryWorkerOptions {
   /** A claimed delivery is someone else's to send again once this long has passed. */
   leaseMs: number;
   concurrency?: number;
+  /** In-flight caps per subscription and per owner (default: half of concurrency each). */
+  caps?: FairShareCaps;
+  /** Opens sealed webhook secrets (default: none configured, plaintext only). */
+  secretBox?: SecretBox;
   pollIntervalMs?: number;
   /** On shutdown, how long in-flight deliveries may take before their leases are left to expire. */
   drainTimeoutMs?: number;
   random?: () => number;
+  /** Where readiness and metrics read whether this worker claims, and how much it has in flight. */
+  status?: WorkerStatus;
 }
 
 export interface DeliveryWorker {
@@ -43,9 +52,13 @@ export interface DeliveryWorker {
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { storage, clock, logger, metrics } = options;
-  const concurrency = options.concurrency ?? 32;
+  // Sends are mostly waiting on sockets; twice the old 32 so a hanging owner's half leaves 32 for the rest.
+  const concurrency = options.concurrency ?? 64;
   const pollIntervalMs = options.pollIntervalMs ?? 200;
   const asyncCommit = storage.kind === 'postgres';
+  const caps = options.caps ?? defaultCaps(concurrency);
+  const ledger = createInFlightLedger(caps);
+  const senders = { ...options, secretBox: options.secretBox ?? createSecretBox(null) };
   const inFlight = new Set<Promise<void>>();
   const pending: AttemptRecord[] = [];
   let flushChain = Promise.resolve();
@@ -91,25 +104,35 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
     const startedAt = clock.now();
-    if (!delivery.active) {
+    if (!delivery.active || !delivery.verified) {
+      // Enqueued before the subscription was disabled, or before its URL became an unconfirmed address.
       record({
         delivery,
         startedAt,
         durationMs: 0,
         outcome: null,
         decision: { status: 'failed', reason: 'disabled' },
-        note: 'subscription disabled',
+        note: delivery.active ? 'subscription not verified' : 'subscription disabled',
       });
       return;
     }
     const began = performance.now();
-    const { channel, outcome } = await sendDelivery(delivery, startedAt, options).catch((error: unknown) => {
+    const { channel, outcome }: { channel: Channel; outcome: SendOutcome } = await sendDelivery(
+      delivery,
+      startedAt,
+      senders,
+    ).catch((error: unknown) => {
       // A bug or an unreadable row is an attempt like any other, so it too runs out of retries.
       logger.error({ err: (error as Error).message, deliveryId: delivery.id }, 'delivery crashed');
-      const message = `internal error: ${(error as Error).message}`.slice(0, 500);
       return {
         channel: 'webhook' as const,
-        outcome: { ok: false, statusCode: null, error: message, retryAfter: null, responseBody: null },
+        outcome: {
+          ok: false,
+          statusCode: null,
+          error: 'internal_error',
+          retryAfter: null,
+          responseBody: null,
+        },
       };
     });
     const durationMs = Math.round(performance.now() - began);
@@ -134,7 +157,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           event: delivery.event,
           attempt: delivery.attempt,
           status: outcome.statusCode,
-          error: outcome.error,
+          error: outcome.detail ?? outcome.error,
           next: decision.status === 'pending' ? decision.nextAttemptAt.toISOString() : decision.status,
         },
         'delivery attempt failed',
@@ -151,10 +174,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       })
       .finally(() => {
         inFlight.delete(task);
+        // A subscription or owner back under its cap may have more due: look now, not at the next poll.
+        if (ledger.release(delivery)) wake();
         // Claim again once half the slots are free: one claim per batch, not per finished send.
         if (inFlight.size <= concurrency / 2) slotWaiter?.();
       });
     inFlight.add(task);
+    ledger.add(delivery);
   }
 
   /** Until a NOTIFY (or wake()), the poll interval, or shutdown. */
@@ -212,6 +238,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         return async () => {};
       });
       logger.info({ concurrency, pollIntervalMs }, 'delivery worker started');
+      const status = options.status;
+      if (status !== undefined) {
+        status.running = true;
+        status.inFlight = () => inFlight.size;
+      }
       try {
         while (!signal.aborted) {
           const free = concurrency - inFlight.size;
@@ -228,8 +259,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
               limit: free,
               leaseMs: options.leaseMs,
               asyncCommit,
+              caps,
+              held: ledger.held(),
             });
+            if (status !== undefined)
+              Object.assign(status, { lastClaimAt: Date.now(), lastClaimFailed: false });
           } catch (error) {
+            if (status !== undefined)
+              Object.assign(status, { lastClaimAt: Date.now(), lastClaimFailed: true });
             logger.warn({ err: (error as Error).message }, 'claiming deliveries failed');
             await waitForWake(CLAIM_ERROR_BACKOFF_MS, signal);
             continue;
@@ -240,6 +277,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           else await waitForWake(pollIntervalMs, signal);
         }
       } finally {
+        if (status !== undefined) status.running = false;
         await drain();
         await stopListening();
         logger.info('delivery worker stopped');
@@ -250,7 +288,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
 /** The worker role as main runs it: senders from config, stopped by main's AbortSignal. */
 export async function runDeliveryWorker(
-  deps: Pick<AppDeps, 'config' | 'storage' | 'clock' | 'logger' | 'metrics'>,
+  deps: Pick<AppDeps, 'config' | 'storage' | 'clock' | 'logger' | 'metrics'> &
+    Partial<Pick<AppDeps, 'roleStatus'>>,
   signal: AbortSignal,
   overrides: { resolve?: Resolver; concurrency?: number; leaseMs?: number; pollIntervalMs?: number } = {},
 ): Promise<void> {
@@ -268,12 +307,22 @@ export async function runDeliveryWorker(
           from: config.emailFrom,
           timeoutMs: config.webhookTimeoutMs,
         });
+  const secretBox = createSecretBox(config.webhookSecretsKeys);
+  if (config.webhookSecretsKeys !== null) {
+    // Plaintext rows, and rows of a previous key, are sealed under the current key once per start.
+    await resealWebhookSecrets(deps.storage.db, secretBox).then(
+      (count) => count > 0 && deps.logger.info({ count }, 'webhook secrets sealed under the current key'),
+      (error: Error) => deps.logger.warn({ err: error.message }, 'sealing webhook secrets failed'),
+    );
+  }
   const worker = createDeliveryWorker({
     ...deps,
+    secretBox,
     scheduleSeconds: config.webhookRetrySchedule,
     http,
     email,
     leaseMs: overrides.leaseMs ?? defaultLeaseMs(config.webhookTimeoutMs),
+    ...(deps.roleStatus ? { status: deps.roleStatus.worker } : {}),
     ...(overrides.concurrency ? { concurrency: overrides.concurrency } : {}),
     ...(overrides.pollIntervalMs ? { pollIntervalMs: overrides.pollIntervalMs } : {}),
   });

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { createLogger, deferredChildLogger, scrubLogLine } from './logger.js';
+import { createLogger, deferredChildLogger, type LoggerOptions, scrubLogLine } from './logger.js';
 
-function capture(level = 'trace') {
+function capture(level = 'trace', options: Omit<LoggerOptions, 'level' | 'destination'> = {}) {
   const lines: string[] = [];
   const destination = new Writable({
     write(chunk, _encoding, done) {
@@ -11,7 +11,7 @@ function capture(level = 'trace') {
       done();
     },
   });
-  return { lines, logger: createLogger({ level, destination }) };
+  return { lines, logger: createLogger({ level, destination, ...options }) };
 }
 
 describe('scrubLogLine', () => {
@@ -55,6 +55,30 @@ describe('createLogger', () => {
     const line = lines.join('');
     for (const secret of ['SIG1', 'MSG', 'AUTH', 'S1', 'K1', 'S2']) assert.ok(!line.includes(secret), secret);
     assert.ok(line.includes('ADDR'));
+  });
+
+  test('replaces the given texts (RPC URLs) in every line, before the line is written', () => {
+    const { lines, logger } = capture('info', {
+      replacements: [
+        ['https://rpc.example.com/v2/KEY123?api-key=Q9', 'https://rpc.example.com'],
+        ['/v2/KEY123?api-key=Q9', '/[redacted]'],
+      ],
+    });
+    logger.warn({ err: 'request to https://rpc.example.com/v2/KEY123?api-key=Q9 failed' }, 'read failed');
+    logger.child({ path: '/v2/KEY123?api-key=Q9' }).info('seen');
+    const text = lines.join('');
+    assert.ok(!text.includes('KEY123') && !text.includes('Q9'), text);
+    assert.match(text, /request to https:\/\/rpc\.example\.com failed/);
+  });
+
+  test('human-readable lines on a terminal, redacted and scrubbed as the JSON ones', () => {
+    const { lines, logger } = capture('info', { pretty: true });
+    logger.info({ signature: 'SIGVALUE', tx: 'abc' }, 'retrying with whsec_SECRETVALUE');
+    const text = lines.join('');
+    assert.ok(!text.trimStart().startsWith('{'), 'not JSON');
+    assert.match(text, /INFO/);
+    assert.match(text, /retrying with whsec_\[redacted\]/);
+    assert.ok(!text.includes('SIGVALUE') && !text.includes('SECRETVALUE'));
   });
 
   test('child loggers scrub too', () => {

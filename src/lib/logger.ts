@@ -1,4 +1,5 @@
 import { type Logger, pino } from 'pino';
+import pretty from 'pino-pretty';
 
 /** Request headers that authenticate a caller or sign a payload: never logged. */
 const SECRET_HEADERS = [
@@ -47,7 +48,37 @@ export function scrubLogLine(line: string): string {
   return out;
 }
 
-export function createLogger(options: { level: string; destination?: NodeJS.WritableStream }): Logger {
+export interface LoggerOptions {
+  level: string;
+  destination?: NodeJS.WritableStream;
+  /** Human-readable lines (pino-pretty) instead of JSON: for a terminal. Redaction applies either way. */
+  pretty?: boolean;
+  /** Literal texts replaced in every line, e.g. RPC URLs (whose paths hold API keys) by scheme and host. */
+  replacements?: readonly (readonly [string, string])[];
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const replacements = options.replacements ?? [];
+  const scrub =
+    replacements.length === 0
+      ? scrubLogLine
+      : (line: string) => {
+          let out = line;
+          for (const [secret, label] of replacements)
+            if (out.includes(secret)) out = out.split(secret).join(label);
+          return scrubLogLine(out);
+        };
+  // pino-pretty runs in this thread as the destination stream: the scrubbed line is what it formats,
+  // and lines written just before process.exit are not lost in a worker's buffer.
+  const destination = options.pretty
+    ? pretty({
+        colorize: true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname,service',
+        sync: true,
+        ...(options.destination ? { destination: options.destination } : {}),
+      })
+    : options.destination;
   return pino(
     {
       level: options.level,
@@ -55,9 +86,9 @@ export function createLogger(options: { level: string; destination?: NodeJS.Writ
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: CENSOR },
       formatters: { level: (label) => ({ level: label }) },
-      hooks: { streamWrite: scrubLogLine },
+      hooks: { streamWrite: scrub },
     },
-    options.destination as pino.DestinationStream | undefined,
+    destination as pino.DestinationStream | undefined,
   );
 }
 

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { RoleStatus } from './role-status.js';
 
 /** Every Prometheus metric of one process, in its own registry (tests build several apps at once). */
 export function createMetrics() {
@@ -29,7 +30,7 @@ export function createMetrics() {
     rateLimitStoreErrors: new Counter({
       ...metric,
       name: 'vaultkeeper_rate_limit_store_errors_total',
-      help: 'Rate-limit checks skipped (the request passed) because the counter store was unreachable',
+      help: "Rate-limit checks counted in the process's own budgets because the counter store was unreachable",
     }),
     eventsIngested: new Counter({
       ...metric,
@@ -94,7 +95,104 @@ export function createMetrics() {
       help: 'Time from enqueue to a successful delivery',
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300, 3600],
     }),
+    rpcRequests: new Counter({
+      ...metric,
+      name: 'vaultkeeper_rpc_requests_total',
+      help: 'Solana RPC calls by endpoint (scheme and host only) and outcome: ok, error, timeout, rate_limited',
+      labelNames: ['endpoint', 'outcome'] as const,
+    }),
+    rpcEndpointAvailable: new Gauge({
+      ...metric,
+      name: 'vaultkeeper_rpc_endpoint_available',
+      help: '1 while an RPC endpoint takes calls, 0 while it cools down after a failure or a 429',
+      labelNames: ['endpoint'] as const,
+    }),
+    ingestionFeedEndpoint: new Gauge({
+      ...metric,
+      name: 'vaultkeeper_ingestion_feed_endpoint',
+      help: '1 for the RPC endpoint the live log subscription is connected to',
+      labelNames: ['endpoint'] as const,
+    }),
   };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+export interface RoleMetricSources {
+  readonly roles: readonly string[];
+  readonly roleStatus: RoleStatus;
+  /** The delivery queue, read at scrape time (worker processes). */
+  readonly readDeliveryQueue?: () => Promise<{ pending: number; oldestDueSeconds: number }>;
+}
+
+/** The gauges of the roles this process runs, computed when Prometheus scrapes. */
+export function registerRoleMetrics(metrics: Metrics, sources: RoleMetricSources): void {
+  const registers = [metrics.registry];
+  const { roleStatus } = sources;
+  if (sources.roles.includes('ingestor')) {
+    new Gauge({
+      registers,
+      name: 'vaultkeeper_ingestor_lock_held',
+      help: '1 while this process holds the ingestor lock (the active ingestor), 0 on standby',
+      collect() {
+        this.set(roleStatus.ingestor.state === 'active' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      registers,
+      name: 'vaultkeeper_ingestion_feed_connected',
+      help: '1 while the live log subscription is up',
+      collect() {
+        this.set(roleStatus.ingestor.feedConnected ? 1 : 0);
+      },
+    });
+    new Gauge({
+      registers,
+      name: 'vaultkeeper_ingestion_lag_seconds',
+      help: 'How long the oldest seen but not yet committed signature has waited (0 when caught up)',
+      collect() {
+        const since = roleStatus.ingestor.state === 'active' ? roleStatus.ingestor.behindSince() : null;
+        this.set(since === null ? 0 : Math.max(0, (Date.now() - since.getTime()) / 1000));
+      },
+    });
+  }
+  if (sources.roles.includes('worker')) {
+    new Gauge({
+      registers,
+      name: 'vaultkeeper_deliveries_in_flight',
+      help: 'Deliveries this worker is sending now',
+      collect() {
+        this.set(roleStatus.worker.inFlight());
+      },
+    });
+    const read = sources.readDeliveryQueue;
+    if (read !== undefined) {
+      // One query serves both gauges of a scrape.
+      let current: Promise<{ pending: number; oldestDueSeconds: number } | null> | null = null;
+      const once = () => {
+        current ??= read()
+          .catch(() => null)
+          .finally(() => setImmediate(() => (current = null)));
+        return current;
+      };
+      new Gauge({
+        registers,
+        name: 'vaultkeeper_delivery_queue_depth',
+        help: 'Deliveries waiting to be sent (due now or scheduled for a retry)',
+        async collect() {
+          const stats = await once();
+          if (stats !== null) this.set(stats.pending);
+        },
+      });
+      new Gauge({
+        registers,
+        name: 'vaultkeeper_delivery_oldest_due_seconds',
+        help: 'Seconds the oldest due delivery has waited past its due time (0 when none is due)',
+        async collect() {
+          const stats = await once();
+          if (stats !== null) this.set(stats.oldestDueSeconds);
+        },
+      });
+    }
+  }
+}

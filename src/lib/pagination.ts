@@ -1,4 +1,4 @@
-/** Page arithmetic of every paginated list (DECISIONS §4): page ≥ 1, limit 1..100, default 1 and 50. */
+/** Page arithmetic of every paginated list (docs/BEHAVIOUR.md, Pagination): page ≥ 1, limit 1..100, default 1 and 50. */
 export const DEFAULT_PAGE = 1;
 export const DEFAULT_LIMIT = 50;
 

@@ -22,6 +22,11 @@ const FALLBACK_POLL_MS = 15_000;
 const root = requireElement('#app');
 const cluster = meta('vaultkeeper-cluster') ?? 'devnet';
 const [, , vaultAddress = '', nonce = ''] = location.pathname.split('/').map(decodeURIComponent);
+const address = {
+  vault: vaultAddress,
+  nonce,
+  transfer: new URLSearchParams(location.search).get('transfer'),
+};
 
 interface Notice {
   kind: 'info' | 'error' | 'success';
@@ -49,7 +54,7 @@ function messageOf(error: unknown): string {
 
 async function load(): Promise<void> {
   try {
-    const override = await api.getOverride(vaultAddress, nonce);
+    const override = await api.getOverride(address);
     page.override = override;
     page.loadError = null;
     if (page.vault === null) page.vault = await api.getVault(override.vault).catch(() => null);
@@ -219,7 +224,7 @@ function approve(): Promise<void> {
     { label: 'Approved and executed on-chain', status: 'todo', detail: 'waiting for confirmation…' },
   ];
   return decide('approving', steps, async (advance) => {
-    const { transaction } = await api.approve(vaultAddress, nonce, account.address);
+    const { transaction } = await api.approve(address, account.address);
     advance();
     const signature = await signAndSendTransaction(
       wallet,
@@ -241,12 +246,12 @@ function reject(): Promise<void> {
     { label: 'Rejected', status: 'todo', detail: 'waiting for the service…' },
   ];
   return decide('rejecting', steps, async (advance) => {
-    const request = await api.reject(vaultAddress, nonce, account.address);
+    const request = await api.reject(address, account.address);
     advance();
     if (request.type === 'message') {
       const text = new TextEncoder().encode(buildSignMessageText(request.data));
       const signature = await signMessage(wallet, account, text);
-      await api.confirmReject(request.links.next.href, {
+      await api.confirmReject(address, {
         account: account.address,
         signature: encodeBase58(signature),
         data: request.data,

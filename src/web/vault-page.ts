@@ -6,6 +6,7 @@ import {
   api,
   type Override,
   type Realtime,
+  retryAfterOf,
   type Transaction,
   type Vault,
 } from './api.js';
@@ -121,7 +122,8 @@ async function flush(): Promise<void> {
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {
     const error = failed.reason as unknown;
-    const wait = error instanceof ApiError && error.retryAfter !== null ? error.retryAfter * 1000 : 10_000;
+    const retryAfter = error instanceof ApiError ? retryAfterOf(error) : null;
+    const wait = retryAfter !== null ? retryAfter * 1000 : 10_000;
     showNotice(error instanceof ApiError ? error.message : 'Some data could not be loaded.', 'error');
     schedule([...parts], wait);
   } else {

@@ -179,7 +179,8 @@ export function pendingOverrides(overrides: readonly Override[], now = Date.now(
           'a',
           {
             class: 'button button-primary button-small',
-            href: `/overrides/${encodeURIComponent(o.vault)}/${encodeURIComponent(o.nonce)}`,
+            // Its own approval page on this host (later requests of a nonce carry ?transfer=).
+            href: ((url) => `${url.pathname}${url.search}`)(new URL(o.approvalUrl)),
           },
           'Review',
         ),

@@ -136,7 +136,14 @@ function assertActionError(
   const body = res.json();
   assert.equal(body.code, code);
   assert.equal(typeof body.error, 'string');
-  assert.equal(body.message, body.error);
+  // A wallet shows only `message`: for invalid input it names the first wrong field.
+  const first = (body.details as { issues?: { path: string; message: string }[] }).issues?.[0];
+  assert.equal(
+    body.message,
+    code === 'VALIDATION_ERROR' && first !== undefined
+      ? `${body.error}: ${first.path} ${first.message}`
+      : body.error,
+  );
   assert.equal(typeof body.details, 'object');
   assertActionHeaders(res, `${status} ${code}`);
   return body;
@@ -275,11 +282,16 @@ describe('GET /api/actions/:vault/:nonce', () => {
 });
 
 describe('Action plumbing', () => {
-  test('actions.json maps /api/actions/** onto itself', async () => {
+  test('actions.json maps /api/actions/** onto itself and each approval page onto its Action', async () => {
     const res = await app.inject({ url: '/actions.json' });
     assert.equal(res.statusCode, 200);
     assertActionHeaders(res);
-    assert.deepEqual(res.json(), { rules: [{ pathPattern: '/api/actions/**', apiPath: '/api/actions/**' }] });
+    assert.deepEqual(res.json(), {
+      rules: [
+        { pathPattern: '/api/actions/**', apiPath: '/api/actions/**' },
+        { pathPattern: '/overrides/*/*', apiPath: '/api/actions/*/*' },
+      ],
+    });
   });
 
   test('serves its own icon as an SVG image at the URL the metadata names', async () => {
@@ -318,12 +330,14 @@ describe('Action plumbing', () => {
     const s = await seedBlockedTransfer();
     assertActionError(await app.inject({ method: 'GET', url: '/api/actions/a/b/c/d' }), 404, 'NOT_FOUND');
     assertActionError(await app.inject({ method: 'DELETE', url: s.url }), 404, 'NOT_FOUND');
-    assertActionError(await post(`${s.url}/approve`, {}), 400, 'VALIDATION_ERROR');
-    assertActionError(
-      await post(`${s.url}/approve`, { account: s.owner.address, extra: 1 }),
+    const missing = assertActionError(await post(`${s.url}/approve`, {}), 400, 'VALIDATION_ERROR');
+    assert.match(String(missing.message), /body\.account/);
+    const wrongType = assertActionError(
+      await post(`${s.url}/approve`, { account: s.owner.address, type: 42 }),
       400,
       'VALIDATION_ERROR',
     );
+    assert.match(String(wrongType.message), /body\.type/);
     const notJson = await app.inject({
       method: 'POST',
       url: `${s.url}/approve`,
@@ -403,6 +417,101 @@ async function signAndSend(owner: TestWallet, transaction: string): Promise<{ er
   });
   return (await res.json()) as { error?: { message: string } };
 }
+
+describe('one approval request per blocked transfer: addressing', () => {
+  /** A second transfer blocked before the owner acted: it announced the same nonce. */
+  async function seedSecondRequest(s: Seeded) {
+    const destination = randomAddress() as Address;
+    const blocked = await fake.block(s.vault.address as Address, {
+      destination,
+      amount: 3n * SOL,
+      reason: 'exceeded_daily_limit',
+    });
+    assert.equal(blocked.overrideNonce, s.nonce);
+    const override = await createOverride(db(), {
+      vault: s.vault,
+      nonce: s.nonce,
+      destination,
+      amount: 3n * SOL,
+      transferSignature: blocked.signature,
+      addressSignature: blocked.signature,
+      publicBaseUrl: BASE_URL,
+    });
+    return {
+      override,
+      destination,
+      url: `${s.url}?transfer=${blocked.signature}`,
+      signature: blocked.signature,
+    };
+  }
+
+  test('the nonce alone names the first request; ?transfer= names each later one, on GET and POST', async () => {
+    const s = await seedBlockedTransfer();
+    const second = await seedSecondRequest(s);
+    const first = (await app.inject({ url: s.url })).json();
+    const later = (await app.inject({ url: second.url })).json();
+    assert.match(first.description, new RegExp(s.destination));
+    assert.match(later.description, new RegExp(second.destination));
+    assert.deepEqual(
+      later.links.actions.map((a: { href: string }) => a.href),
+      [
+        `${BASE_URL}${s.url}/approve?transfer=${second.signature}`,
+        `${BASE_URL}${s.url}/reject?transfer=${second.signature}`,
+      ],
+    );
+    const approve = await post(`${s.url}/approve?transfer=${second.signature}`, {
+      account: s.owner.address,
+      type: 'transaction',
+    });
+    assert.equal(approve.statusCode, 200, approve.body);
+    const sent = await signAndSend(s.owner, approve.json().transaction);
+    assert.equal(sent.error, undefined, JSON.stringify(sent.error));
+    assert.equal(fake.balance(second.destination), 3n * SOL, 'the later request paid its own transfer');
+    assert.equal(fake.balance(s.destination), 0n);
+    const resource = (
+      await app.inject({ url: `/api/overrides/${s.vault.address}/${s.nonce}?transfer=${second.signature}` })
+    ).json();
+    assert.equal(resource.id, second.override.id);
+    assert.equal(resource.transferSignature, second.signature);
+    assert.equal(resource.blinkUrl, `${BASE_URL}${second.url}`);
+  });
+
+  test('an unknown or mismatched transfer is 404 OVERRIDE_NOT_FOUND, a malformed one 400', async () => {
+    const s = await seedBlockedTransfer();
+    const second = await seedSecondRequest(s);
+    const unknown = 'z'.repeat(87);
+    assertActionError(await app.inject({ url: `${s.url}?transfer=${unknown}` }), 404, 'OVERRIDE_NOT_FOUND');
+    const otherNonce = `/api/actions/${s.vault.address}/${s.nonce + 1n}?transfer=${second.signature}`;
+    assertActionError(await app.inject({ url: otherNonce }), 404, 'OVERRIDE_NOT_FOUND');
+    const malformed = assertActionError(
+      await app.inject({ url: `${s.url}?transfer=abc` }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    assert.match(String(malformed.message), /query\.transfer/);
+    const api = await app.inject({ url: `/api/overrides/${s.vault.address}/${s.nonce}?transfer=${unknown}` });
+    assert.equal(api.statusCode, 404);
+  });
+
+  test('Action POST bodies are ActionPostRequests: type and data are accepted, other fields ignored', async () => {
+    const s = await seedBlockedTransfer();
+    for (const body of [
+      { account: s.owner.address, type: 'transaction' },
+      { account: s.owner.address, type: 'transaction', data: { note: 'x', tags: ['a', 'b'] } },
+      { account: s.owner.address, clientVersion: '9.9', type: 'transaction' },
+    ]) {
+      const res = await post(`${s.url}/approve`, body);
+      assert.equal(res.statusCode, 200, `${JSON.stringify(body)}: ${res.body}`);
+    }
+    const reject = await post(`${s.url}/reject`, { account: s.owner.address, type: 'message' });
+    assert.equal(reject.statusCode, 200, reject.body);
+    assert.equal(reject.json().type, 'message');
+    const [nonces] = await storage.storage.rows<{ n: number }>(
+      sql`select count(*)::int as n from action_nonces`,
+    );
+    assert.equal(nonces?.n, 0, 'asking for a signature stores nothing');
+  });
+});
 
 describe('POST /api/actions/:vault/:nonce/approve', () => {
   test('builds create_override, approve_override and execute_approved_override exactly as the program expects', async () => {
@@ -492,6 +601,8 @@ describe('POST /api/actions/:vault/:nonce/approve', () => {
       amount: 2n * SOL,
       nonce: s.nonce,
     });
+    // Ingesting its OverrideCreated links the request to the on-chain override.
+    await db().update(overrides).set({ chainNonce: s.nonce }).where(eq(overrides.id, s.override.id));
     const res = await post(`${s.url}/approve`, { account: s.owner.address });
     assert.equal(res.statusCode, 200, res.body);
     const tx = decodeTransactionBase64(res.json().transaction);
@@ -541,12 +652,13 @@ describe('POST /api/actions/:vault/:nonce/approve', () => {
     assert.equal(decodeTransactionBase64(res.json().transaction).instructions[1]!.data.at(-1), 0);
   });
 
-  test('counts approvals on the Blink record', async () => {
+  test('an approve POST without wallet-auth headers writes nothing', async () => {
     const s = await seedBlockedTransfer();
-    await post(`${s.url}/approve`, { account: s.owner.address });
-    const blink = await findBlink(s.override.id);
-    assert.equal(blink.approveCount, 1);
-    assert.equal(blink.viewCount, 0);
+    const before = await findBlink(s.override.id);
+    const res = await post(`${s.url}/approve`, { account: s.owner.address });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(await findBlink(s.override.id), before);
+    assert.deepEqual(await findOverride(s.override.id), s.override);
   });
 
   test('accepts wallet-auth headers that name the account', async () => {
@@ -610,6 +722,7 @@ describe('POST /api/actions/:vault/:nonce/approve', () => {
       amount: 2n * SOL,
       nonce: s.nonce,
     });
+    await db().update(overrides).set({ chainNonce: s.nonce }).where(eq(overrides.id, s.override.id));
     fake.setTime(Math.floor(clock.nowMs / 1000));
     assertActionError(await post(`${s.url}/approve`, { account: s.owner.address }), 409, 'OVERRIDE_EXPIRED');
   });
@@ -663,6 +776,8 @@ async function assertRejected(s: Seeded): Promise<void> {
     vaultId: s.vault.id,
     vault: s.vault.address,
     nonce: String(s.nonce),
+    transferSignature: null,
+    chainNonce: null,
     destination: s.destination,
     amount: String(2n * SOL),
     blockReason: s.override.reason,
@@ -873,25 +988,35 @@ describe('POST /api/actions/:vault/:nonce/reject through the Actions sign-messag
   });
 
   test('refuses a state that is forged, belongs to another override or names another account (401 bad_state)', async () => {
+    // With a shared ACTIONS_STATE_SECRET the state's MAC decides (without one, the signature does: below).
+    const secured = await createTestApp({
+      storage: storage.storage,
+      cache,
+      clock,
+      env: { ...env(), ACTIONS_STATE_SECRET: 'a-shared-secret-of-at-least-32-characters' },
+    });
     const s = await seedBlockedTransfer();
     const other = await seedBlockedTransfer();
-    const mine = await startSignMessage(s);
-    const theirs = await startSignMessage(other);
+    const mine = await startSignMessage(s, secured.app);
+    const theirs = await startSignMessage(other, secured.app);
     const payload = (state: string, account = s.owner.address) => ({
       account,
       signature: sign(s.owner, signMessageText(mine.data)),
       data: mine.data,
       state,
     });
-    for (const body of [
-      payload('v1.abc.def'),
-      payload(theirs.state),
-      payload(mine.state, other.owner.address),
-    ]) {
-      assert.deepEqual(assertActionError(await post(mine.next, body), 401, 'UNAUTHORIZED').details, {
-        reason: 'bad_state',
-      });
+    const forged = [payload('v2.abc.def'), payload(theirs.state), payload(mine.state, other.owner.address)];
+    try {
+      for (const body of forged) {
+        const res = await secured.app.inject({ method: 'POST', url: mine.next, payload: body });
+        assert.deepEqual(assertActionError(res, 401, 'UNAUTHORIZED').details, { reason: 'bad_state' });
+      }
+    } finally {
+      await secured.app.close();
     }
+    // Without a shared secret another instance may have issued a state: the signed text must match.
+    for (const body of forged) assertActionError(await post(mine.next, body), 401, 'UNAUTHORIZED');
+    assert.equal((await findOverride(s.override.id)).status, 'pending');
   });
 
   test('a sign-message request expires after ten minutes (401 expired)', async () => {
@@ -930,7 +1055,7 @@ describe('POST /api/actions/:vault/:nonce/reject through the Actions sign-messag
     );
   });
 
-  test('another instance confirms what this one issued: nonces live in the database', async () => {
+  test('another instance confirms what this one issued: the state carries what the confirmation checks', async () => {
     for (const secret of [undefined, 'a-shared-secret-of-at-least-32-characters']) {
       const extra: Record<string, string> = secret === undefined ? {} : { ACTIONS_STATE_SECRET: secret };
       const [a, b] = await Promise.all([
@@ -964,7 +1089,7 @@ describe('POST /api/actions/:vault/:nonce/reject through the Actions sign-messag
     try {
       const s = await seedBlockedTransfer();
       const { data, state, next } = await startSignMessage(s, secured.app);
-      const mac = state.split('.')[2]!;
+      const mac = state.split('.')[3]!;
       const flipped = `${state.slice(0, -mac.length)}${mac[0] === 'A' ? 'B' : 'A'}${mac.slice(1)}`;
       const payload = {
         account: s.owner.address,

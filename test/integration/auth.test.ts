@@ -1,4 +1,4 @@
-// Wallet authentication through a real protected route (PATCH /api/vaults/:id renaming a vault).
+// Wallet authentication through a real protected route (PATCH /api/vaults/:address renaming a vault).
 import assert from 'node:assert/strict';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -14,10 +14,13 @@ import { createLogCapture, createTestApp, createTestCache, type LogCapture } fro
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createVault, randomAddress } from '../support/factories.js';
 import { startFakeValidator } from '../support/fake-validator/index.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 import {
   createAuthMessage,
   createTestWallet,
   encodeMessageHeader,
+  type SignedTestRequest,
+  TEST_DOMAIN,
   type TestWallet,
 } from '../support/wallet.js';
 
@@ -212,6 +215,115 @@ describe('401 UNAUTHORIZED reasons', () => {
   });
 });
 
+describe('request-bound messages', () => {
+  const path = () => `/api/vaults/${vault.address}`;
+  const bound = (request: SignedTestRequest, form: 'percent' | 'escaped' | 'base64' = 'percent') =>
+    owner.authHeaders({ request, form });
+
+  for (const form of ['percent', 'escaped', 'base64'] as const) {
+    test(`accepts a message naming exactly this request (X-Message ${form})`, async () => {
+      const app = await start();
+      const headers = bound({ method: 'PATCH', path: path(), body: { name: `Bound ${form}` } }, form);
+      const response = await rename(app, headers, `Bound ${form}`);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().vault.name, `Bound ${form}`);
+    });
+  }
+
+  test('wrong_request: headers signed for another method, path, query, body or domain change nothing', async () => {
+    const app = await start();
+    const body = { name: 'Hijacked' };
+    const signedFor: SignedTestRequest[] = [
+      // The review's case: headers signed for a harmless read, sent to a write.
+      { method: 'GET', path: '/api/webhooks' },
+      { method: 'POST', path: path(), body },
+      { method: 'PATCH', path: `/api/vaults/${randomAddress()}`, body },
+      { method: 'PATCH', path: `${path()}?x=1`, body },
+      { method: 'PATCH', path: path(), body: { name: 'Something else' } },
+      { method: 'PATCH', path: path() },
+      { method: 'PATCH', path: path(), body, domain: 'evil.example' },
+      { method: 'PATCH', path: path(), body, domain: 'localhost' },
+    ];
+    for (const request of signedFor) {
+      assertUnauthorized(await rename(app, bound(request), 'Hijacked'), 'wrong_request');
+    }
+    const read = await app.inject({ method: 'GET', url: path() });
+    assert.equal(read.json().name, 'Before');
+  });
+
+  test('hashes the body bytes as received, not a re-serialisation of the parsed JSON', async () => {
+    const app = await start();
+    const raw = '{ "name" : "Spaced"\n}';
+    const send = (headers: Record<string, string>) =>
+      app.inject({
+        method: 'PATCH',
+        url: path(),
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: raw,
+      });
+    const reserialised = bound({ method: 'PATCH', path: path(), body: { name: 'Spaced' } });
+    assertUnauthorized(await send(reserialised), 'wrong_request');
+    const exact = bound({ method: 'PATCH', path: path(), body: raw });
+    const response = await send(exact);
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.json().vault.name, 'Spaced');
+  });
+
+  test('a request without a body is bound to the SHA-256 of nothing', async () => {
+    const app = await start();
+    const headers = bound({ method: 'POST', path: '/api/auth/verify' });
+    assert.match(
+      decodeURIComponent(headers['x-message']!),
+      /\nBody-SHA256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n/,
+    );
+    const response = await app.inject({ method: 'POST', url: '/api/auth/verify', headers });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.json().wallet, owner.address);
+  });
+
+  test('the domain is the host of PUBLIC_BASE_URL, with its port only when it names one', async () => {
+    const app = await start({ env: { PUBLIC_BASE_URL: 'https://vk.example/' } });
+    const request = { method: 'PATCH', path: path(), body: { name: 'Renamed' } };
+    assertUnauthorized(await rename(app, bound({ ...request, domain: 'vk.example:443' })), 'wrong_request');
+    assertUnauthorized(await rename(app, bound(request)), 'wrong_request');
+    assert.equal((await rename(app, bound({ ...request, domain: 'vk.example' }))).statusCode, 200);
+    const withPort = await start({ env: { PUBLIC_BASE_URL: 'http://vk.example:8080' } });
+    assert.equal((await rename(withPort, bound({ ...request, domain: 'vk.example:8080' }))).statusCode, 200);
+  });
+
+  test('wrong_message: binding lines out of shape', async () => {
+    const app = await start();
+    const base = createAuthMessage();
+    const hash = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+    const texts = [
+      `${base}\nRequest: POST /api/auth/verify`,
+      `${base}\nRequest: POST /api/auth/verify\nBody-SHA256: ${hash}`,
+      `${base}\nRequest: POST /api/auth/verify\nBody-SHA256: ${hash.toUpperCase()}\nDomain: ${TEST_DOMAIN}`,
+      `${base}\nDomain: ${TEST_DOMAIN}\nRequest: POST /api/auth/verify\nBody-SHA256: ${hash}`,
+      `${base}\nRequest: POST /api/auth/verify\nBody-SHA256: ${hash}\nDomain: ${TEST_DOMAIN}\n`,
+      `${base}\n\nRequest: POST /api/auth/verify\nBody-SHA256: ${hash}\nDomain: ${TEST_DOMAIN}`,
+    ];
+    for (const text of texts) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/auth/verify',
+        headers: signedText(owner, text),
+      });
+      assertUnauthorized(response, 'wrong_message');
+    }
+  });
+
+  test('AUTH_REQUIRE_REQUEST_BINDING=true refuses unbound messages (unbound_message) and accepts bound ones', async () => {
+    const app = await start({ env: { AUTH_REQUIRE_REQUEST_BINDING: 'true' } });
+    assertUnauthorized(await rename(app, owner.authHeaders()), 'unbound_message');
+    const headers = bound({ method: 'PATCH', path: path(), body: { name: 'Renamed' } });
+    assert.equal((await rename(app, headers)).statusCode, 200);
+    // Without the setting, the specification's two lines still authenticate.
+    const lenient = await start();
+    assert.equal((await rename(lenient, owner.authHeaders(), 'Unbound')).statusCode, 200);
+  });
+});
+
 describe('POST /api/auth/verify', () => {
   test('answers the wallet for valid headers, then refuses the same signature; 401 with the reason otherwise', async () => {
     const app = await start();
@@ -238,6 +350,19 @@ describe('replay across instances', () => {
     assert.equal((await rename(appA, headers)).statusCode, 200);
     assertUnauthorized(await rename(appB, headers), 'replayed');
     assertUnauthorized(await rename(appA, headers), 'replayed');
+  });
+
+  test('while Redis is unreachable, two instances sharing the database accept a signature once between them', async () => {
+    const unreachable = () => createRedisCache('redis://127.0.0.1:1', { prefix: 'vk-test-down:' });
+    const appA = await start({ cache: unreachable() });
+    const appB = await start({ cache: unreachable() });
+    const headers = owner.authHeaders();
+    assert.equal((await rename(appA, headers, 'First')).statusCode, 200);
+    assertUnauthorized(await rename(appB, headers, 'Replayed'), 'replayed');
+    // At the same moment on both, one wins.
+    const again = owner.authHeaders();
+    const both = await Promise.all([rename(appA, again, 'A'), rename(appB, again, 'B')]);
+    assert.deepEqual(both.map((r) => r.statusCode).sort(), [200, 401]);
   });
 
   test('replay protection holds inside an instance while Redis is unreachable', async () => {
@@ -308,7 +433,7 @@ describe('around authentication', () => {
     const spec = (await app.inject('/api/openapi.json')).json();
     const protectedOperations = [
       spec.paths['/api/vaults'].post,
-      spec.paths['/api/vaults/{id}'].patch,
+      spec.paths['/api/vaults/{address}'].patch,
       spec.paths['/api/auth/verify'].post,
     ];
     for (const operation of protectedOperations) {
@@ -346,7 +471,19 @@ describe('the README example', () => {
     const validator = await startFakeValidator();
     const dir = join(process.cwd(), 'test-artifacts', `readme-${process.pid}-${Date.now()}`);
     await mkdir(dir, { recursive: true });
-    const app = await start({ env: { SOLANA_RPC_URL: validator.rpcUrl, SOLANA_WS_URL: validator.wsUrl } });
+    // PUBLIC_BASE_URL must be the address the example calls (its host is the signed domain), so the
+    // service listens behind a proxy whose port is known before the service starts.
+    let servicePort = 0;
+    const proxy = await startTcpProxy(() => ({ host: '127.0.0.1', port: servicePort }));
+    const apiUrl = `http://127.0.0.1:${proxy.port}`;
+    const app = await start({
+      env: {
+        SOLANA_RPC_URL: validator.rpcUrl,
+        SOLANA_WS_URL: validator.wsUrl,
+        PUBLIC_BASE_URL: apiUrl,
+        AUTH_REQUIRE_REQUEST_BINDING: 'true',
+      },
+    });
     try {
       await writeFile(join(dir, 'vaultkeeper-auth.ts'), await readmeBlock('vaultkeeper-auth.ts'));
       await writeFile(join(dir, 'create-vault.ts'), await readmeBlock('create-vault.ts'));
@@ -355,7 +492,7 @@ describe('the README example', () => {
       await writeFile(keyFile, JSON.stringify([...wallet.secretKey]));
       await validator.airdrop(wallet.address as Address, 5_000_000_000n);
       await app.listen({ host: '127.0.0.1', port: 0 });
-      const apiUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+      servicePort = (app.server.address() as AddressInfo).port;
 
       const example = (await import(join(dir, 'create-vault.ts'))) as {
         createVault(
@@ -378,6 +515,7 @@ describe('the README example', () => {
       assert.equal(onChain?.config.agentSigner, agentSigner);
     } finally {
       await rm(dir, { recursive: true, force: true });
+      await proxy.close();
       await validator.close();
     }
   });

@@ -205,7 +205,7 @@ describe('ingestion: every event kind lands in its projection', () => {
     ]);
   });
 
-  test('webhook outbox rows are written with the events, with the payloads of DECISIONS §7', async () => {
+  test('webhook outbox rows are written with the events, with the documented payloads', async () => {
     const authority = randomAddress();
     const [hook] = await h.storage.storage.db
       .insert(webhooks)

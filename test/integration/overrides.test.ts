@@ -74,6 +74,8 @@ describe('GET /api/overrides/:vault/:nonce', () => {
       vaultId: vault.id,
       vault: vault.address,
       nonce: '18446744073709551615',
+      transferSignature: null,
+      chainNonce: null,
       destination: override.destination,
       amount: '7500000000',
       blockReason: 'exceeded_daily_limit',

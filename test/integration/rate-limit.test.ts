@@ -1,5 +1,6 @@
-// Per-IP budgets of DECISIONS §10 through the real app, on the memory store or Redis (REDIS_URL).
+// Per-IP budgets (docs/BEHAVIOUR.md, Rate limits) through the real app, on the memory store or Redis (REDIS_URL).
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { type Cache, createMemoryCache, createRedisCache } from '../../src/cache/index.js';
@@ -218,6 +219,35 @@ describe('client identity', () => {
   });
 });
 
+describe('the deployment guide', () => {
+  test('its TRUST_PROXY is a hop count: 130 reads rotating the leftmost X-Forwarded-For entry get 100 × 200, 30 × 429', async () => {
+    const guide = await readFile(new URL('../../docs/DEPLOYMENT.md', import.meta.url), 'utf8');
+    const value = /TRUST_PROXY=(\S+)/.exec(guide)?.[1] ?? '';
+    assert.match(value, /^[1-9]\d?$/, `the guide sets TRUST_PROXY=${value}, not a hop count`);
+    const { app } = await start({ env: { TRUST_PROXY: value } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 130; i += 1) {
+      const headers = { 'x-forwarded-for': `203.0.113.${i}, 192.0.2.77` };
+      statuses.push((await app.inject({ ...READ, headers })).statusCode);
+    }
+    assert.equal(statuses.filter((s) => s === 200).length, 100);
+    assert.equal(statuses.filter((s) => s === 429).length, 30);
+  });
+
+  test('TRUST_PROXY=true warns at start that it trusts every X-Forwarded-For entry; a hop count does not', async () => {
+    const trusting = createLogCapture();
+    await start({ env: { TRUST_PROXY: 'true' }, logs: trusting });
+    const warnings = trusting.lines.filter((line) => line.includes('TRUST_PROXY=true'));
+    assert.equal(warnings.length, 1);
+    assert.equal(JSON.parse(warnings[0]!).level, 'warn');
+    assert.match(warnings[0]!, /every X-Forwarded-For entry/);
+    assert.match(warnings[0]!, /leftmost/);
+    const counted = createLogCapture();
+    await start({ env: { TRUST_PROXY: '1' }, logs: counted });
+    assert.equal(counted.lines.filter((line) => line.includes('TRUST_PROXY')).length, 0);
+  });
+});
+
 describe('shared counters', () => {
   const shared = process.env.REDIS_URL
     ? 'two instances on one Redis share one budget'
@@ -252,18 +282,30 @@ describe('shared counters', () => {
 });
 
 describe('counter store outage', () => {
-  test('an unreachable Redis lets requests through unlimited, counts it and warns once', async () => {
+  test('an unreachable Redis leaves per-process budgets, with their headers; counted, one warning', async () => {
     const logs = createLogCapture();
     const broken = createRedisCache('redis://127.0.0.1:1', { prefix: 'vk-test-down:' });
     const { app, metrics } = await start({ cache: broken, logs, waitForCache: false });
     const responses = await repeat(app, 25, WRITE);
-    for (const response of responses) {
+    for (const [i, response] of responses.slice(0, 20).entries()) {
       assert.equal(response.statusCode, 401);
-      assert.equal(response.headers['x-ratelimit-limit'], undefined);
+      assertLimited(response, 20, 19 - i);
     }
+    for (const response of responses.slice(20)) assertRejected(response, 20);
+    // Reads spend their own budget and the overall one, as they do on Redis.
+    assertLimited(await app.inject(READ), 100, 74);
     const { values } = await metrics.rateLimitStoreErrors.get();
-    assert.equal(values[0]?.value, 25);
+    assert.equal(values[0]?.value, 52, 'each request spends two budgets, each a store error');
     const warnings = logs.lines.filter((line) => line.includes('rate-limit store unavailable'));
     assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!, /per-process budgets apply/);
+  });
+
+  test('two apps on one unreachable Redis each keep their own budget (per process)', async () => {
+    const first = await start({ cache: createRedisCache('redis://127.0.0.1:1'), waitForCache: false });
+    const second = await start({ cache: createRedisCache('redis://127.0.0.1:1'), waitForCache: false });
+    await repeat(first.app, 20, WRITE);
+    assertRejected(await first.app.inject(WRITE), 20);
+    assertLimited(await second.app.inject(WRITE), 20, 19);
   });
 });

@@ -1,4 +1,4 @@
-// POST /api/vaults and PATCH /api/vaults/:id: every returned transaction is decoded byte by byte
+// POST /api/vaults and PATCH /api/vaults/:address: every returned transaction is decoded byte by byte
 // against the program's interface (IDL), then signed and sent to the fake validator, which runs it.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
@@ -13,6 +13,7 @@ import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createVault, randomAddress } from '../support/factories.js';
 import { type FakeValidator, startFakeValidator } from '../support/fake-validator/index.js';
 import { startTestIngestor, waitForSignatures } from '../support/ingestor.js';
+import { rpcCall } from '../support/json-rpc.js';
 import { waitFor } from '../support/wait.js';
 import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
@@ -75,16 +76,7 @@ const account = (addr: string, isSigner: boolean, isWritable: boolean) => ({
   isWritable,
 });
 
-async function rpc<T>(method: string, params: unknown[]): Promise<T> {
-  const response = await fetch(validator.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result?: T; error?: unknown };
-  if (body.error !== undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  return body.result as T;
-}
+const rpc = <T>(method: string, params: unknown[]) => rpcCall<T>(validator.rpcUrl, method, params);
 
 /** Signs the one signature slot the way a wallet does and sends it (with preflight). */
 async function signAndSend(transaction: string, wallet: TestWallet): Promise<string> {
@@ -311,7 +303,7 @@ describe('POST /api/vaults', () => {
   });
 });
 
-describe('PATCH /api/vaults/:id', () => {
+describe('PATCH /api/vaults/:address', () => {
   test('name only: applied at once, kept through account refreshes, cache evicted, no transaction', async () => {
     const { app } = await start();
     const owner = createTestWallet();
@@ -516,7 +508,7 @@ describe('PATCH /api/vaults/:id', () => {
     const unknownId = await patch(app, owner, '2f6a1a36-5f5b-4b8e-9a55-3d5f0f2b9c11', { name: 'x' });
     assert.equal(unknownId.statusCode, 404);
     const paths = issuePaths(await patch(app, owner, 'not-a-vault', { name: 'x' }));
-    assert.deepEqual([...new Set(paths)], ['params.id']);
+    assert.deepEqual([...new Set(paths)], ['params.address']);
   });
 
   test('403 FORBIDDEN for a signer who is not the authority, before any validation of the edit', async () => {

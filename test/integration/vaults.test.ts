@@ -396,7 +396,7 @@ describe('OpenAPI', () => {
       '/api/transactions': ['vault', 'status', 'page', 'limit'],
       '/api/transactions/{signature}': ['signature', 'index'],
       '/api/overrides': ['vault', 'status', 'page', 'limit'],
-      '/api/overrides/{vault}/{nonce}': ['vault', 'nonce'],
+      '/api/overrides/{vault}/{nonce}': ['vault', 'nonce', 'transfer'],
     };
     for (const [path, parameters] of Object.entries(reads)) {
       const get = document.paths[path]?.get;

@@ -129,9 +129,10 @@ describe('signed deliveries', () => {
     const [delivery] = await settled(1, 'failed');
     const attempts = await attemptsOf(delivery!.id);
     assert.equal(attempts.length, 2);
-    assert.ok(
-      attempts.every((a) => /127\.0\.0\.1 is a loopback address/.test(a.error ?? '')),
-      attempts[0]?.error ?? '',
+    // The owner sees the class only; the address and its category stay in the server log.
+    assert.deepEqual(
+      attempts.map((a) => a.error),
+      ['blocked_address', 'blocked_address'],
     );
     assert.equal(target.requests.length, 0);
   });
@@ -170,7 +171,7 @@ describe('retries', () => {
     const [delivery] = await settled(1, 'failed');
     assert.equal(delivery!.attemptCount, 3);
     assert.equal(delivery!.lastStatusCode, 503);
-    assert.equal(delivery!.lastError, 'status 503');
+    assert.equal(delivery!.lastError, 'http_503');
     assert.equal((await attemptsOf(delivery!.id)).length, 3);
     const webhook = await webhookRow(sub.webhook.id);
     assert.ok(webhook!.failingSince !== null);
@@ -208,7 +209,7 @@ describe('retries', () => {
     );
     const failures = await db().select().from(webhookAttempts);
     assert.ok(
-      failures.every((a) => a.statusCode === null && /ECONNREFUSED/.test(a.error ?? '')),
+      failures.every((a) => a.statusCode === null && a.error === 'refused'),
       JSON.stringify(failures[0]),
     );
     await target.start();

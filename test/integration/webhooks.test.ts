@@ -95,6 +95,10 @@ describe('POST /api/webhooks', () => {
       ['https://169.254.169.254/latest', 'metadata'],
       ['https://user:pass@hooks.example.com/', 'credentials'],
       ['mailto:owner@example.com', 'SMTP_URL'],
+      ['https://localhost./', 'dot'],
+      ['https://metadata.google.internal./', 'dot'],
+      ['https://localhost.localdomain/', 'public host'],
+      ['https://app.localhost/', 'public host'],
     ];
     for (const [url, reason] of cases) {
       const response = await api.call(

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type AppDeps, createAppDeps } from '../../src/app-deps.js';
 import { type Cache, createMemoryCache, createRedisCache } from '../../src/cache/index.js';
+import { rpcUrlReplacements } from '../../src/chain/rpc-endpoints.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/lib/logger.js';
@@ -55,6 +56,8 @@ export function createTestDeps(options: TestDepsOptions): AppDeps {
   const logger = createLogger({
     level: options.logs ? 'trace' : 'silent',
     ...(options.logs ? { destination: options.logs.stream } : {}),
+    // As the service does: RPC URLs' paths and queries (API keys) never reach a line.
+    replacements: rpcUrlReplacements(config.rpcEndpoints),
   });
   return createAppDeps({
     config,

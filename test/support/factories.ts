@@ -138,9 +138,10 @@ export async function createOverride(db: Database, input: OverrideInput): Promis
     })
     .returning();
   if (withBlink) {
-    await db
-      .insert(blinks)
-      .values({ overrideId: row!.id, url: buildBlinkUrl(publicBaseUrl, vault.address, nonce) });
+    await db.insert(blinks).values({
+      overrideId: row!.id,
+      url: buildBlinkUrl(publicBaseUrl, { vault: vault.address, nonce, transfer: row!.addressSignature }),
+    });
   }
   return row!;
 }

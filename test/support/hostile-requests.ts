@@ -1,6 +1,6 @@
 // Hostile HTTP requests for property-based tests: every registered route, malformed paths, query
 // strings, headers and bodies (huge, deeply nested, wrong types, invalid UTF-8, prototype pollution,
-// non-base58 addresses, u64 overflows, invalid dates).
+// non-base58 addresses, u64 overflows, invalid dates and dates up to and past year 9999).
 import fc from 'fast-check';
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { CONTENT_TYPES, HOSTILE_STRINGS } from './hostile-values.js';
@@ -72,8 +72,49 @@ export function hostileText(known: KnownValues): fc.Arbitrary<string> {
       weight: 1,
       arbitrary: fc.date({ noInvalidDate: false }).map((d) => (Number.isNaN(+d) ? 'x' : d.toISOString())),
     },
+    { weight: 2, arbitrary: hostileDate() },
     { weight: 1, arbitrary: fc.integer({ min: 150, max: 5000 }).map((n) => 'a'.repeat(n)) },
   );
+}
+
+/** Dates at and past the edges analytics accepts: 1969 … 10000, day-only or timestamps with offsets. */
+export const EDGE_DATES = [
+  '1969-12-31',
+  '1970-01-01',
+  '1970-01-01T00:00:00+01:00',
+  '1970-01-01T00:00:00-14:00',
+  '9999-12-30',
+  '9999-12-30T23:59:59.999Z',
+  '9999-12-31',
+  '9999-12-31T00:00:00.000Z',
+  '9999-12-31T23:59:59.999Z',
+  '9999-12-31T23:59:59.999-23:59',
+  '9999-12-31T23:59+23:59',
+  '10000-01-01',
+  '+010000-01-01T00:00:00.000Z',
+  '0000-01-01',
+  '-000001-01-01T00:00:00.000Z',
+];
+
+export function hostileDate(): fc.Arbitrary<string> {
+  const two = (n: number) => String(n).padStart(2, '0');
+  const generated = fc
+    .record({
+      year: fc.oneof(fc.integer({ min: 1960, max: 1971 }), fc.integer({ min: 9990, max: 10_001 })),
+      month: fc.integer({ min: 1, max: 12 }),
+      day: fc.integer({ min: 1, max: 31 }),
+      time: fc.option(
+        fc.record({
+          hour: fc.integer({ min: 0, max: 23 }),
+          zone: fc.constantFrom('Z', '', '+23:59', '-23:59', '+01:00', '-12:00'),
+        }),
+      ),
+    })
+    .map(({ year, month, day, time }) => {
+      const date = `${String(year).padStart(4, '0')}-${two(month)}-${two(day)}`;
+      return time === null ? date : `${date}T${two(time.hour)}:59:59.999${time.zone}`;
+    });
+  return fc.oneof(fc.constantFrom(...EDGE_DATES), generated);
 }
 
 /** Percent-encoded, raw (only what a client cannot put in a URL is encoded), or broken escapes. */

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import type { AppDeps } from '../../src/app-deps.js';
+import type { IngestorOptions } from '../../src/chain/ingestor.js';
 import { vaults } from '../../src/storage/schema/index.js';
-import { createTestDeps } from './app.js';
+import { createTestDeps, type LogCapture } from './app.js';
 import { createTestStorage, type TestStorage } from './database.js';
 import { type FakeValidator, startFakeValidator } from './fake-validator/index.js';
 import { startTestIngestor, type TestIngestor, waitForSubscription } from './ingestor.js';
@@ -18,8 +19,8 @@ export interface IngestionHarness {
   readonly deps: AppDeps;
   /** Starts the ingestor (env added to the test config) and waits until its subscription is up. */
   startLive(env?: Record<string, string>): Promise<void>;
-  /** Starts the ingestor without waiting for anything. */
-  start(env?: Record<string, string>): void;
+  /** Starts the ingestor without waiting for anything (logs: capture its log lines). */
+  start(env?: Record<string, string>, options?: IngestorOptions & { logs?: LogCapture }): void;
   stop(): Promise<void>;
   vaultRow(address: string): Promise<typeof vaults.$inferSelect>;
   blockTimeOf(signature: string): Date;
@@ -32,10 +33,11 @@ export function useIngestionHarness(): IngestionHarness {
   let fake: FakeValidator;
   let deps: AppDeps;
   let ingestor: TestIngestor | undefined;
-  const depsFor = (env: Record<string, string> = {}) =>
+  const depsFor = (env: Record<string, string> = {}, logs?: LogCapture) =>
     createTestDeps({
       storage: storage.storage,
       env: { SOLANA_RPC_URL: fake.rpcUrl, SOLANA_WS_URL: fake.wsUrl, PUBLIC_BASE_URL: BASE_URL, ...env },
+      ...(logs ? { logs } : {}),
     });
 
   before(async () => {
@@ -65,9 +67,10 @@ export function useIngestionHarness(): IngestionHarness {
     get deps() {
       return deps;
     },
-    start(env = {}) {
-      if (Object.keys(env).length > 0) deps = depsFor(env);
-      ingestor = startTestIngestor(deps);
+    start(env = {}, options = {}) {
+      const { logs, ...ingestorOptions } = options;
+      if (Object.keys(env).length > 0 || logs) deps = depsFor(env, logs);
+      ingestor = startTestIngestor(deps, ingestorOptions);
     },
     async startLive(env = {}) {
       harness.start(env);

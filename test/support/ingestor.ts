@@ -1,6 +1,6 @@
 // The real ingestor, in process, against the fake validator: start, wait until it caught up, stop.
 import { sql } from 'drizzle-orm';
-import { type AppDeps, createRpcClients } from '../../src/app-deps.js';
+import type { AppDeps } from '../../src/app-deps.js';
 import { type IngestorOptions, runIngestor } from '../../src/chain/ingestor.js';
 import type { Storage } from '../../src/storage/database.js';
 import { waitFor } from './wait.js';
@@ -10,9 +10,8 @@ export interface TestIngestor {
 }
 
 export function startTestIngestor(deps: AppDeps, options: IngestorOptions = {}): TestIngestor {
-  const { subscriptions } = createRpcClients(deps.config);
   const controller = new AbortController();
-  const task = runIngestor({ ...deps, subscriptions }, controller.signal, { heartbeatMs: 100, ...options });
+  const task = runIngestor(deps, controller.signal, { heartbeatMs: 100, ...options });
   return {
     async stop() {
       controller.abort();

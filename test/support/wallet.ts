@@ -11,11 +11,22 @@ export interface MessageSigner {
 
 let lastTimestamp = 0;
 
-/** The exact text to sign. Each call takes a later millisecond: two requests never sign the same text. */
-export function createAuthMessage(timestampMs?: number): string {
+/**
+ * The exact text to sign. Each call takes a later millisecond: two requests never sign the same text.
+ * `binding` (from requestBinding) ties the signature to one request; without it, any request accepts it.
+ */
+export function createAuthMessage(timestampMs?: number, binding?: string): string {
   const timestamp = timestampMs ?? Math.max(Date.now(), lastTimestamp + 1);
   if (timestampMs === undefined) lastTimestamp = timestamp;
-  return `Sign this message to authenticate with Vaultkeeper.\n\nTimestamp: ${timestamp}`;
+  const message = `Sign this message to authenticate with Vaultkeeper.\n\nTimestamp: ${timestamp}`;
+  return binding === undefined ? message : `${message}\n${binding}`;
+}
+
+/** The lines naming one request: method, path and query, SHA-256 of the exact body bytes, the API's host. */
+export async function requestBinding(method: string, url: URL, body?: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', body ?? new Uint8Array()));
+  const hex = Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `Request: ${method.toUpperCase()} ${url.pathname}${url.search}\nBody-SHA256: ${hex}\nDomain: ${url.host}`;
 }
 
 /** The three headers of one request; X-Message is percent-encoded because a header cannot hold a newline. */
@@ -31,27 +42,53 @@ export function createAuthHeaders(
   };
 }
 
-/** Sends one JSON request signed with a fresh message (a signature is accepted once, within 5 minutes). */
+/**
+ * Sends one JSON request signed for exactly this method, URL and body (a signature is accepted once,
+ * within 5 minutes). baseUrl must be the service's PUBLIC_BASE_URL: its host is the signed domain.
+ */
 export async function fetchSigned(
   baseUrl: string,
   path: string,
   signer: MessageSigner,
   init: { method: string; body?: unknown },
 ): Promise<Response> {
-  const message = createAuthMessage();
+  const url = new URL(path, baseUrl);
+  const body = init.body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(init.body));
+  const message = createAuthMessage(undefined, await requestBinding(init.method, url, body));
   const signature = await signer.signMessage(new TextEncoder().encode(message));
   const headers = createAuthHeaders(signer.address, message, signature);
-  if (init.body === undefined) return fetch(new URL(path, baseUrl), { method: init.method, headers });
-  return fetch(new URL(path, baseUrl), {
+  if (body === undefined) return fetch(url, { method: init.method, headers });
+  return fetch(url, {
     method: init.method,
     headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify(init.body),
+    body,
   });
 }
 
 // #endregion readme-auth-helper
 
-import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+
+/** The host the test configuration's default PUBLIC_BASE_URL (http://localhost:3000) names. */
+export const TEST_DOMAIN = 'localhost:3000';
+
+/** The request a bound test message names; a non-string body is sent (and hashed) as JSON.stringify gives it. */
+export interface SignedTestRequest {
+  method: string;
+  /** Path and query as the request line carries them. */
+  path: string;
+  body?: unknown;
+  /** PUBLIC_BASE_URL's host (TEST_DOMAIN by default). */
+  domain?: string;
+}
+
+/** The binding lines of createAuthMessage for a test request, computed synchronously. */
+export function testRequestBinding(request: SignedTestRequest): string {
+  const { body } = request;
+  const bytes = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
+  const hash = createHash('sha256').update(bytes, 'utf8').digest('hex');
+  return `Request: ${request.method.toUpperCase()} ${request.path}\nBody-SHA256: ${hash}\nDomain: ${request.domain ?? TEST_DOMAIN}`;
+}
 
 export type MessageHeaderForm = 'percent' | 'escaped' | 'base64';
 
@@ -65,11 +102,13 @@ export interface TestWallet extends MessageSigner {
   /**
    * The three wallet-auth headers for one request: a fresh message unless `message` or `timestampMs`
    * is given, X-Message in the given form (percent-encoded by default, as the README helper sends it).
+   * With `request`, the message is bound to that request; without it, it is the unbound two lines.
    */
   authHeaders(options?: {
     timestampMs?: number;
     form?: MessageHeaderForm;
     message?: string;
+    request?: SignedTestRequest;
   }): Record<string, string>;
 }
 
@@ -96,7 +135,8 @@ export function createTestWallet(): TestWallet {
     sign: signBytes,
     signMessage: signBytes,
     authHeaders(options = {}) {
-      const message = options.message ?? createAuthMessage(options.timestampMs);
+      const binding = options.request === undefined ? undefined : testRequestBinding(options.request);
+      const message = options.message ?? createAuthMessage(options.timestampMs, binding);
       const headers = createAuthHeaders(address, message, signBytes(message));
       return { ...headers, 'x-message': encodeMessageHeader(message, options.form ?? 'percent') };
     },

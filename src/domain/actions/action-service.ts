@@ -6,15 +6,15 @@ import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeBase58, verifyEd25519 } from '../../lib/ed25519.js';
 import type { Database } from '../../storage/database.js';
+import { overrideNotFound } from '../overrides/override-reads.js';
 import { buildBlinkUrl } from '../overrides/override-resource.js';
 import { assertDecidable, assertDecider, factsOf, parseOverrideNonce, refused } from './action-rules.js';
 import {
   type ActionOverride,
-  findActionNonce,
   findActionOverride,
-  insertActionNonce,
-  recordBlinkUse,
+  isNonceSpent,
   rejectOverride,
+  type SpentNonce,
 } from './action-store.js';
 import {
   ACTION_TITLE,
@@ -48,6 +48,15 @@ import {
 
 /** How long a reject sign-message request may wait for the wallet's signature. */
 const SIGN_MESSAGE_TTL_MS = 10 * 60_000;
+/** A state may come from an instance whose clock runs this much ahead. */
+const CLOCK_SKEW_MS = 60_000;
+
+/** How a request is addressed: its vault and nonce, and the transfer's signature for all but the first. */
+export interface ActionAddress {
+  vault: string;
+  nonce: string;
+  transfer?: string | undefined;
+}
 export const ICON_PATH = '/api/actions/icon.svg';
 
 export interface ActionServiceDeps {
@@ -79,26 +88,22 @@ export function createActionService(deps: ActionServiceDeps) {
     now: () => deps.clock.now(),
   });
 
-  async function load(vaultAddress: string, nonceText: string): Promise<ActionOverride> {
-    const nonce = parseOverrideNonce(nonceText);
-    const found = await findActionOverride(db, vaultAddress, nonce);
+  async function load(address: ActionAddress): Promise<ActionOverride> {
+    const nonce = parseOverrideNonce(address.nonce);
+    const found = await findActionOverride(db, address.vault, nonce, address.transfer);
     if (found.vault === null)
-      throw new AppError('VAULT_NOT_FOUND', 'Vault not found', { vault: vaultAddress });
-    if (found.override === null) {
-      throw new AppError('OVERRIDE_NOT_FOUND', 'Override not found', {
-        vault: vaultAddress,
-        nonce: nonce.toString(),
-      });
-    }
+      throw new AppError('VAULT_NOT_FOUND', 'Vault not found', { vault: address.vault });
+    if (found.override === null) throw overrideNotFound(address.vault, nonce, address.transfer);
     return { vault: found.vault, override: found.override, reason: found.reason };
   }
 
-  const blinkUrlOf = (t: ActionOverride) => buildBlinkUrl(baseUrl, t.vault.address, t.override.nonce);
-
-  async function countApproval(target: ActionOverride, at: Date) {
-    await recordBlinkUse(db, { overrideId: target.override.id, url: blinkUrlOf(target), use: 'approve', at });
-    deps.metrics.blinkActions.inc({ action: 'approve' });
-  }
+  /** The request's Blink URL (its canonical address), or of one of its actions with `action`. */
+  const blinkUrlOf = (t: ActionOverride, action = '') =>
+    buildBlinkUrl(
+      baseUrl,
+      { vault: t.vault.address, nonce: t.override.nonce, transfer: t.override.addressSignature },
+      action,
+    );
 
   async function signMessageData(target: ActionOverride, account: string, nonce: string, issuedAt: string) {
     const data: SignMessageData = {
@@ -112,8 +117,8 @@ export function createActionService(deps: ActionServiceDeps) {
     return data;
   }
 
-  async function finishRejection(target: ActionOverride, spendNonce: string | null, at: Date) {
-    await rejectOverride(db, { target, spendNonce, at, publicBaseUrl: baseUrl });
+  async function finishRejection(target: ActionOverride, spend: SpentNonce | null, at: Date) {
+    await rejectOverride(db, { target, spend, at, publicBaseUrl: baseUrl });
     deps.metrics.blinkActions.inc({ action: 'reject' });
     await evictVaults(deps.cache, [target.vault.address]);
   }
@@ -124,8 +129,8 @@ export function createActionService(deps: ActionServiceDeps) {
     /** Saves the view counts still in memory. */
     close: () => views.close(),
 
-    async getAction(vaultAddress: string, nonceText: string): Promise<ActionMetadata> {
-      const target = await load(vaultAddress, nonceText);
+    async getAction(address: ActionAddress): Promise<ActionMetadata> {
+      const target = await load(address);
       const now = deps.clock.now();
       const facts = factsOf(target);
       const blinkUrl = blinkUrlOf(target);
@@ -140,20 +145,17 @@ export function createActionService(deps: ActionServiceDeps) {
         label: APPROVE_LABEL,
         links: {
           actions: [
-            { type: 'transaction', label: APPROVE_LABEL, href: `${blinkUrl}/approve` },
-            { type: 'message', label: REJECT_LABEL, href: `${blinkUrl}/reject` },
+            { type: 'transaction', label: APPROVE_LABEL, href: blinkUrlOf(target, '/approve') },
+            { type: 'message', label: REJECT_LABEL, href: blinkUrlOf(target, '/reject') },
           ],
         },
         ...(unavailable === null ? {} : { disabled: true, error: { message: unavailable } }),
       };
     },
 
-    async approve(
-      vaultAddress: string,
-      nonceText: string,
-      input: DecisionInput,
-    ): Promise<TransactionResponse> {
-      const target = await load(vaultAddress, nonceText);
+    /** Builds the approving transaction from the chain's current state; stores nothing. */
+    async approve(address: ActionAddress, input: DecisionInput): Promise<TransactionResponse> {
+      const target = await load(address);
       const now = deps.clock.now();
       assertDecider(target, input);
       assertDecidable(target, now, { approving: true });
@@ -161,23 +163,18 @@ export function createActionService(deps: ActionServiceDeps) {
         vault: target.vault.address,
         authority: target.vault.authority,
         depositAddress: target.vault.depositAddress,
-        vaultNonce: target.vault.vaultNonce,
-        overrideNonce: target.override.nonce,
+        chainNonce: target.override.chainNonce,
         destination: target.override.destination,
         amount: target.override.amount,
         reason: target.reason,
       });
-      await countApproval(target, now);
+      deps.metrics.blinkActions.inc({ action: 'approve' });
       return { type: 'transaction', transaction, message: APPROVED_MESSAGE };
     },
 
-    /** With wallet-auth headers: rejects at once. Without: asks the wallet to sign a message. */
-    async reject(
-      vaultAddress: string,
-      nonceText: string,
-      input: DecisionInput,
-    ): Promise<PostResponse | SignMessageResponse> {
-      const target = await load(vaultAddress, nonceText);
+    /** With wallet-auth headers: rejects at once. Without: asks the wallet to sign a message (stores nothing). */
+    async reject(address: ActionAddress, input: DecisionInput): Promise<PostResponse | SignMessageResponse> {
+      const target = await load(address);
       const now = deps.clock.now();
       assertDecider(target, input);
       assertDecidable(target, now, { approving: false });
@@ -187,52 +184,33 @@ export function createActionService(deps: ActionServiceDeps) {
       }
       const nonce = createActionNonce();
       const issuedAt = now.toISOString();
-      await insertActionNonce(db, {
-        nonce,
-        overrideId: target.override.id,
-        account: input.account,
-        issuedAt: now,
-        expiresAt: new Date(now.getTime() + SIGN_MESSAGE_TTL_MS),
-      });
       deps.metrics.blinkActions.inc({ action: 'reject_request' });
       return {
         type: 'message',
         data: await signMessageData(target, input.account, nonce, issuedAt),
         state: stateCodec.encode({ nonce, overrideId: target.override.id, account: input.account, issuedAt }),
-        links: { next: { type: 'post', href: `${blinkUrlOf(target)}/reject/confirm` } },
+        links: { next: { type: 'post', href: blinkUrlOf(target, '/reject/confirm') } },
       };
     },
 
     /** Second step of the sign-message flow: verifies the wallet's signature, then rejects. */
-    async confirmReject(
-      vaultAddress: string,
-      nonceText: string,
-      input: ConfirmRejectInput,
-    ): Promise<CompletedAction> {
-      const target = await load(vaultAddress, nonceText);
+    async confirmReject(address: ActionAddress, input: ConfirmRejectInput): Promise<CompletedAction> {
+      const target = await load(address);
       const now = deps.clock.now();
-      const nonce = stateCodec.parseNonce(input.state);
-      const issued = nonce === null ? null : await findActionNonce(db, nonce);
-      if (issued === null || issued.overrideId !== target.override.id || issued.account !== input.account) {
-        throw refused('bad_state');
-      }
-      const issuedAt = issued.createdAt.toISOString();
-      const fields = {
-        nonce: issued.nonce,
-        overrideId: issued.overrideId,
-        account: issued.account,
-        issuedAt,
-      };
+      const issued = stateCodec.parse(input.state);
+      if (issued === null) throw refused('bad_state');
+      const { nonce, issuedAt } = issued;
+      const fields = { nonce, overrideId: target.override.id, account: input.account, issuedAt };
       if (!stateCodec.verify(input.state, fields)) {
-        // Without a shared secret another instance may have issued it: the nonce row decides.
+        // Without a shared secret another instance may have issued it: the signature below decides.
         if (stateCodec.shared) throw refused('bad_state');
-        deps.logger.debug({ vault: vaultAddress }, 'action state issued by another instance');
+        deps.logger.debug({ vault: address.vault }, 'action state issued by another instance');
       }
-      if (issued.usedAt !== null) throw refused('replayed');
-      if (issued.expiresAt.getTime() <= now.getTime()) throw refused('expired');
-      const expected = buildSignMessageText(
-        await signMessageData(target, issued.account, issued.nonce, issuedAt),
-      );
+      const issuedMs = new Date(issuedAt).getTime();
+      if (issuedMs > now.getTime() + CLOCK_SKEW_MS) throw refused('bad_state');
+      const expiresAt = new Date(issuedMs + SIGN_MESSAGE_TTL_MS);
+      if (expiresAt.getTime() <= now.getTime()) throw refused('expired');
+      const expected = buildSignMessageText(await signMessageData(target, input.account, nonce, issuedAt));
       const signed = typeof input.data === 'string' ? input.data : buildSignMessageText(input.data);
       if (signed !== expected) throw refused('wrong_message');
       const signature = decodeBase58(input.signature);
@@ -240,9 +218,11 @@ export function createActionService(deps: ActionServiceDeps) {
       if (!(await verifyEd25519(input.account, Buffer.from(expected, 'utf8'), signature))) {
         throw refused('bad_signature');
       }
+      if (await isNonceSpent(db, nonce)) throw refused('replayed');
       assertDecider(target, { account: input.account, wallet: null });
       assertDecidable(target, now, { approving: false });
-      await finishRejection(target, issued.nonce, now);
+      const spend = { nonce, account: input.account, issuedAt: new Date(issuedMs), expiresAt };
+      await finishRejection(target, spend, now);
       return {
         type: 'completed',
         icon: iconUrl,

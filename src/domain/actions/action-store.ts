@@ -1,12 +1,16 @@
 // Queries of the Actions flows: the override behind a Blink, Blink use counters, nonces, rejection.
-import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { AppError } from '../../errors.js';
 import type { Database, Queryable } from '../../storage/database.js';
 import { actionNonces, blinks, type OverrideRow, overrides } from '../../storage/schema/overrides.js';
 import { vaults } from '../../storage/schema/vaults.js';
 import { markDailyMetricsDirty } from '../analytics/metrics-dirty.js';
-import { type OverrideResource, toOverrideResource } from '../overrides/override-resource.js';
+import {
+  type OverrideResource,
+  overrideAddressFilter,
+  toOverrideResource,
+} from '../overrides/override-resource.js';
 import { enqueueWebhookEvent } from '../webhooks/outbox.js';
 
 export interface ActionVault {
@@ -15,7 +19,6 @@ export interface ActionVault {
   authority: string;
   name: string;
   depositAddress: string;
-  vaultNonce: bigint | null;
 }
 
 export interface ActionOverride {
@@ -25,11 +28,12 @@ export interface ActionOverride {
   reason: string | null;
 }
 
-/** The vault (null when unknown) and its override with this nonce (null when unknown). */
+/** The vault (null when unknown) and the request at this address (null when unknown). */
 export async function findActionOverride(
   db: Queryable,
   vaultAddress: string,
   nonce: bigint,
+  transfer: string | undefined,
 ): Promise<{ vault: ActionVault | null; override: OverrideRow | null; reason: string | null }> {
   const [row] = await db
     .select({
@@ -39,7 +43,6 @@ export async function findActionOverride(
         authority: vaults.authority,
         name: vaults.name,
         depositAddress: vaults.depositAddress,
-        vaultNonce: vaults.vaultNonce,
       },
       override: overrides,
       reason: sql<string | null>`coalesce(${overrides.reason}, (
@@ -48,7 +51,7 @@ export async function findActionOverride(
         order by t.timestamp limit 1))`,
     })
     .from(vaults)
-    .leftJoin(overrides, and(eq(overrides.vaultId, vaults.id), eq(overrides.nonce, nonce)))
+    .leftJoin(overrides, and(eq(overrides.vaultId, vaults.id), overrideAddressFilter(nonce, transfer)))
     .where(eq(vaults.address, vaultAddress))
     .limit(1);
   if (row === undefined) return { vault: null, override: null, reason: null };
@@ -85,33 +88,22 @@ export async function recordBlinkUse(
     });
 }
 
-/** Stores a sign-message nonce; drops this override's spent and expired ones on the way. */
-export async function insertActionNonce(
-  db: Database,
-  input: { nonce: string; overrideId: string; account: string; issuedAt: Date; expiresAt: Date },
-): Promise<void> {
-  await db.transaction(async (tx) => {
-    await tx
-      .delete(actionNonces)
-      .where(
-        and(
-          eq(actionNonces.overrideId, input.overrideId),
-          or(lt(actionNonces.expiresAt, input.issuedAt), isNotNull(actionNonces.usedAt)),
-        ),
-      );
-    await tx.insert(actionNonces).values({
-      nonce: input.nonce,
-      overrideId: input.overrideId,
-      account: input.account,
-      expiresAt: input.expiresAt,
-      createdAt: input.issuedAt,
-    });
-  });
+/** True when a rejection already spent this sign-message nonce. */
+export async function isNonceSpent(db: Queryable, nonce: string): Promise<boolean> {
+  const [row] = await db
+    .select({ nonce: actionNonces.nonce })
+    .from(actionNonces)
+    .where(eq(actionNonces.nonce, nonce))
+    .limit(1);
+  return row !== undefined;
 }
 
-export async function findActionNonce(db: Queryable, nonce: string) {
-  const [row] = await db.select().from(actionNonces).where(eq(actionNonces.nonce, nonce)).limit(1);
-  return row ?? null;
+/** A sign-message nonce the wallet signed: recorded when spent, kept until it expires. */
+export interface SpentNonce {
+  nonce: string;
+  account: string;
+  issuedAt: Date;
+  expiresAt: Date;
 }
 
 /**
@@ -120,16 +112,23 @@ export async function findActionNonce(db: Queryable, nonce: string) {
  */
 export async function rejectOverride(
   db: Database,
-  input: { target: ActionOverride; spendNonce: string | null; at: Date; publicBaseUrl: string },
+  input: { target: ActionOverride; spend: SpentNonce | null; at: Date; publicBaseUrl: string },
 ): Promise<OverrideResource> {
-  const { target, at } = input;
+  const { target, at, spend } = input;
   const { vault } = target;
   return db.transaction(async (tx) => {
-    if (input.spendNonce !== null) {
+    if (spend !== null) {
       const spent = await tx
-        .update(actionNonces)
-        .set({ usedAt: at })
-        .where(and(eq(actionNonces.nonce, input.spendNonce), isNull(actionNonces.usedAt)))
+        .insert(actionNonces)
+        .values({
+          nonce: spend.nonce,
+          overrideId: target.override.id,
+          account: spend.account,
+          expiresAt: spend.expiresAt,
+          createdAt: spend.issuedAt,
+          usedAt: at,
+        })
+        .onConflictDoNothing()
         .returning({ nonce: actionNonces.nonce });
       if (spent.length === 0) {
         throw new AppError('UNAUTHORIZED', 'This signature request was already used', { reason: 'replayed' });

@@ -1,13 +1,15 @@
-// The approve Blink's transaction: [create_override,] approve_override, execute_approved_override.
+// The approve Blink's transaction: [create_override,] approve_override, execute_approved_override,
+// built from the chain's state at the time of the request (the vault's current override nonce).
 import {
   type Address,
   address,
-  type GetAccountInfoApi,
   type GetLatestBlockhashApi,
+  type GetMultipleAccountsApi,
   type Instruction,
   type Rpc,
 } from '@solana/kit';
 import { AppError } from '../../errors.js';
+import { createLatestBlockhashSource } from '../vaults/latest-blockhash.js';
 
 export type ApprovalBlockReason = 'not_whitelisted' | 'exceeded_daily_limit' | 'insufficient_funds';
 const BLOCK_REASONS: readonly string[] = ['not_whitelisted', 'exceeded_daily_limit', 'insufficient_funds'];
@@ -35,7 +37,7 @@ export interface ApprovalChain {
   parseVaultConfigAccount(
     account: { owner: Address; data: Uint8Array } | null,
     programId: Address,
-  ): { vaultNonce: bigint } | null;
+  ): { vaultNonce: bigint; overrideNonce: bigint } | null;
   buildCreateOverrideInstruction(
     input: Base & { destination: Address; amount: bigint; reason: ApprovalBlockReason },
   ): Promise<Instruction>;
@@ -51,16 +53,15 @@ export interface ApprovalChain {
   }): string;
 }
 
-export type ApprovalRpc = Rpc<GetAccountInfoApi & GetLatestBlockhashApi>;
+export type ApprovalRpc = Rpc<GetMultipleAccountsApi & GetLatestBlockhashApi>;
 
 export interface ApprovalInput {
   vault: string;
   authority: string;
   /** The vault-authority PDA that holds the SOL, as stored. */
   depositAddress: string;
-  /** VaultConfig.vault_nonce as stored; null until ingestion read the account (then it is read here). */
-  vaultNonce: bigint | null;
-  overrideNonce: bigint;
+  /** The nonce of the request's on-chain PendingOverride; null while it has none. */
+  chainNonce: bigint | null;
   destination: string;
   amount: bigint;
   reason: string | null;
@@ -84,60 +85,81 @@ export function createApprovalBuilder(deps: {
     treasury ??= chain.findTreasuryAddress(programId).then(([found]) => found);
     return treasury;
   };
+  const latestBlockhash = createLatestBlockhashSource(
+    async (signal) =>
+      (await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send({ abortSignal: signal })).value,
+    { clock: { now: deps.now } },
+  );
 
-  async function readAccount(target: Address, signal: AbortSignal) {
-    const { value } = await rpc
-      .getAccountInfo(target, { encoding: 'base64', commitment: 'confirmed' })
-      .send({ abortSignal: signal });
-    if (value === null) return null;
-    return { owner: value.owner, data: new Uint8Array(Buffer.from(value.data[0], 'base64')) };
-  }
-
-  async function readVaultNonce(vault: Address, signal: AbortSignal): Promise<bigint> {
-    const config = chain.parseVaultConfigAccount(await readAccount(vault, signal), programId);
+  /** The VaultConfig and (when there is one) the request's PendingOverride, in one RPC call. */
+  async function readAccounts(vault: Address, pendingOverride: Address | null) {
+    const signal = AbortSignal.timeout(RPC_TIMEOUT_MS);
+    const keys = pendingOverride === null ? [vault] : [vault, pendingOverride];
+    const { value } = await onChain(() =>
+      rpc
+        .getMultipleAccounts(keys, { encoding: 'base64', commitment: 'confirmed' })
+        .send({ abortSignal: signal }),
+    );
+    const [vaultAccount, overrideAccount] = value.map((account) =>
+      account === null
+        ? null
+        : { owner: account.owner, data: new Uint8Array(Buffer.from(account.data[0], 'base64')) },
+    );
+    const config = decodeAccount(() => chain.parseVaultConfigAccount(vaultAccount ?? null, programId));
     if (config === null) throw new AppError('VAULT_NOT_FOUND', 'Vault account does not exist on-chain');
-    return config.vaultNonce;
+    const existing = overrideAccount ? decodeOverride(overrideAccount) : null;
+    return { config, existing };
   }
 
   return {
-    /** One unsigned transaction (base64) for the authority to sign; the fee payer is the authority. */
+    /**
+     * One unsigned transaction (base64) for the authority to sign; the fee payer is the authority.
+     * A request already on chain is approved and executed there; any other is created at the vault's
+     * current override nonce (the only one the program accepts) first.
+     */
     async buildApproveTransaction(
       input: ApprovalInput,
     ): Promise<{ transaction: string; createsOverride: boolean }> {
       const vault = address(input.vault);
       const authority = address(input.authority);
-      const [pendingOverride] = await chain.findPendingOverrideAddress(programId, vault, input.overrideNonce);
-      const signal = AbortSignal.timeout(RPC_TIMEOUT_MS);
-      const [account, latest, vaultNonce] = await onChain(() =>
-        Promise.all([
-          readAccount(pendingOverride, signal),
-          rpc.getLatestBlockhash({ commitment: 'confirmed' }).send({ abortSignal: signal }),
-          input.vaultNonce ?? readVaultNonce(vault, signal),
-        ]),
-      );
-      const onChainOverride = account === null ? null : decodeOverride(account);
-      if (onChainOverride?.executed) {
+      const linked =
+        input.chainNonce === null
+          ? null
+          : (await chain.findPendingOverrideAddress(programId, vault, input.chainNonce))[0];
+      const [{ config, existing }, latest] = await Promise.all([
+        readAccounts(vault, linked),
+        onChain(() => latestBlockhash.get()),
+      ]);
+      if (existing?.executed) {
         throw new AppError('OVERRIDE_NOT_PENDING', 'Override was already executed on-chain', {
           status: 'executed',
         });
       }
-      if (onChainOverride !== null && onChainOverride.expiresAt * 1000n <= BigInt(deps.now().getTime())) {
+      if (existing && existing.expiresAt * 1000n <= BigInt(deps.now().getTime())) {
         throw new AppError('OVERRIDE_EXPIRED', 'Override has expired and can no longer be approved', {
-          expiresAt: new Date(Number(onChainOverride.expiresAt) * 1000).toISOString(),
+          expiresAt: new Date(Number(existing.expiresAt) * 1000).toISOString(),
         });
       }
+      // On chain already: that override. Otherwise the one create_override makes at the current nonce.
+      const [overrideNonce, pendingOverride] =
+        existing && linked !== null && input.chainNonce !== null
+          ? [input.chainNonce, linked]
+          : [
+              config.overrideNonce,
+              (await chain.findPendingOverrideAddress(programId, vault, config.overrideNonce))[0],
+            ];
       // The program pays out to the destination recorded on-chain, so that is the account to pass.
-      const destination = onChainOverride?.destination ?? address(input.destination);
+      const destination = existing?.destination ?? address(input.destination);
       const base: Base = {
         programId,
         authority,
-        vaultNonce,
+        vaultNonce: config.vaultNonce,
         vault,
-        overrideNonce: input.overrideNonce,
+        overrideNonce,
         pendingOverride,
       };
       const instructions: Instruction[] = [];
-      if (onChainOverride === null) {
+      if (!existing) {
         instructions.push(
           await chain.buildCreateOverrideInstruction({
             ...base,
@@ -158,27 +180,31 @@ export function createApprovalBuilder(deps: {
       );
       const transaction = chain.buildUnsignedTransaction({
         feePayer: authority,
-        latestBlockhash: latest.value,
+        latestBlockhash: latest,
         instructions,
         computeUnitLimit: COMPUTE_UNITS_PER_INSTRUCTION * instructions.length,
       });
-      return { transaction, createsOverride: onChainOverride === null };
+      return { transaction, createsOverride: !existing };
     },
   };
 
   function decodeOverride(account: { owner: Address; data: Uint8Array }) {
     // Lamports sent to the PDA before create_override leave a system account there: not created yet.
     if (account.owner !== programId) return null;
-    try {
-      return chain.decodePendingOverride(account.data);
-    } catch (error) {
-      throw new AppError(
-        'CHAIN_UNAVAILABLE',
-        'Pending override account could not be decoded',
-        {},
-        { cause: error },
-      );
-    }
+    return decodeAccount(() => chain.decodePendingOverride(account.data));
+  }
+}
+
+function decodeAccount<T>(decode: () => T): T {
+  try {
+    return decode();
+  } catch (error) {
+    throw new AppError(
+      'CHAIN_UNAVAILABLE',
+      'A vault program account could not be decoded',
+      {},
+      { cause: error },
+    );
   }
 }
 

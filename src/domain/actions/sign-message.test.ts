@@ -47,10 +47,10 @@ describe('state codec', () => {
     issuedAt: data.issuedAt,
   };
 
-  test('verifies what it issued and names its nonce', () => {
+  test('verifies what it issued and names its nonce and issue time', () => {
     const codec = createStateCodec(null);
     const state = codec.encode(fields);
-    assert.equal(codec.parseNonce(state), fields.nonce);
+    assert.deepEqual(codec.parse(state), { nonce: fields.nonce, issuedAt: fields.issuedAt });
     assert.equal(codec.verify(state, fields), true);
     assert.equal(codec.shared, false);
   });
@@ -78,12 +78,13 @@ describe('state codec', () => {
     const codec = createStateCodec(null);
     for (const bad of [
       '',
-      'v1.',
+      'v2.',
+      `v1.Ab3dEf9hJk.${'A'.repeat(43)}`,
       `v2.Ab3dEf9hJk.${'A'.repeat(43)}`,
-      'v1.Ab3dEf9hJk.short',
-      `v1.0OIl0OIl.${'A'.repeat(43)}`,
+      'v2.Ab3dEf9hJk.1700000000000.short',
+      `v2.0OIl0OIl.1700000000000.${'A'.repeat(43)}`,
     ]) {
-      assert.equal(codec.parseNonce(bad), null, bad);
+      assert.equal(codec.parse(bad), null, bad);
       assert.equal(codec.verify(bad, fields), false, bad);
     }
   });

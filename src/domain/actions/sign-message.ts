@@ -2,22 +2,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { getBase58Decoder } from '@solana/kit';
 
-export interface SignMessageData {
-  domain: string;
-  address: string;
-  statement: string;
-  nonce: string;
-  issuedAt: string;
-  chainId?: string;
-}
-
-/** The exact text of Actions spec 2.4 (SIWS-compatible) for SignMessageData. */
-export function buildSignMessageText(data: SignMessageData): string {
-  const fields: string[] = [];
-  if (data.chainId) fields.push(`Chain ID: ${data.chainId}`);
-  fields.push(`Nonce: ${data.nonce}`, `Issued At: ${data.issuedAt}`);
-  return `${data.domain} wants you to sign a message with your account:\n${data.address}\n\n${data.statement}\n\n${fields.join('\n')}`;
-}
+export { buildSignMessageText, type SignMessageData } from '../../sdk/sign-message.js';
 
 const base58 = getBase58Decoder();
 
@@ -33,30 +18,36 @@ export interface StateFields {
   issuedAt: string;
 }
 
-const STATE_PATTERN = /^v1\.([1-9A-HJ-NP-Za-km-z]{8,44})\.([A-Za-z0-9_-]{43})$/;
+const STATE_PATTERN = /^v2\.([1-9A-HJ-NP-Za-km-z]{8,44})\.([0-9]{1,15})\.([A-Za-z0-9_-]{43})$/;
 
 /**
- * `state` = `v1.<nonce>.<mac>`, the MAC binding the nonce to its override, account and issue time.
+ * `state` = `v2.<nonce>.<issued at, ms>.<mac>`, the MAC binding the nonce to its override, account and
+ * issue time. Nothing is stored when it is issued: the state carries what the confirmation checks.
  * The key is ACTIONS_STATE_SECRET when set (every instance can check it) or random per process.
  */
 export function createStateCodec(secret: string | null) {
   const key = secret === null ? randomBytes(32) : Buffer.from(secret, 'utf8');
   const mac = (f: StateFields) =>
     createHmac('sha256', key)
-      .update(`vaultkeeper-action-state:v1\n${f.nonce}\n${f.overrideId}\n${f.account}\n${f.issuedAt}`)
+      .update(`vaultkeeper-action-state:v2\n${f.nonce}\n${f.overrideId}\n${f.account}\n${f.issuedAt}`)
       .digest();
   return {
     /** True when every instance shares the key, so a MAC mismatch means tampering. */
     shared: secret !== null,
     encode(fields: StateFields): string {
-      return `v1.${fields.nonce}.${mac(fields).toString('base64url')}`;
+      const issuedMs = new Date(fields.issuedAt).getTime();
+      return `v2.${fields.nonce}.${issuedMs}.${mac(fields).toString('base64url')}`;
     },
-    /** The nonce a state names, or null when it is not a state this service issues. */
-    parseNonce(state: string): string | null {
-      return STATE_PATTERN.exec(state)?.[1] ?? null;
+    /** The nonce and issue time a state names, or null when it is not a state this service issues. */
+    parse(state: string): { nonce: string; issuedAt: string } | null {
+      const match = STATE_PATTERN.exec(state);
+      if (match === null) return null;
+      const issued = new Date(Number(match[2]));
+      if (Number.isNaN(issued.getTime())) return null;
+      return { nonce: match[1] as string, issuedAt: issued.toISOString() };
     },
     verify(state: string, fields: StateFields): boolean {
-      const given = STATE_PATTERN.exec(state)?.[2];
+      const given = STATE_PATTERN.exec(state)?.[3];
       if (given === undefined) return false;
       const expected = mac(fields);
       const actual = Buffer.from(given, 'base64url');

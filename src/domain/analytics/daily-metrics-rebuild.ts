@@ -66,13 +66,26 @@ export async function rebuildDailyMetrics(db: Database, range: DayRange): Promis
             )}))::int as overrides_executed
         from ev group by 1, 2
       ),
-      -- An override is requested when its (vault, nonce) first appears: a blocked attempt or OverrideCreated.
+      -- Every blocked attempt that announced a nonce is a request of its own. An OverrideCreated is one
+      -- unless it was linked to such a request: as the overrides table says, or, where it has no row,
+      -- when an earlier blocked attempt of the vault asked for the same destination and amount.
       requested as (
+        select vault_key, ${utcDay('block_time')} as day
+        from (${events} where e.name = 'TransactionBlocked' and e.data->>'overrideNonce' is not null) b
+        union all
         select vault_key, ${utcDay('min(block_time)')} as day
         from (${events}
-          where (e.name = 'TransactionBlocked' and e.data->>'overrideNonce' is not null)
-             or (e.name = 'OverrideCreated' and not e.transaction_failed)) r
-        group by vault_key, coalesce(data->>'overrideNonce', data->>'nonce')
+          where e.name = 'OverrideCreated' and not e.transaction_failed and case
+            when exists (select 1 from overrides o where o.vault_id = v.id
+              and o.chain_nonce = (e.data->>'nonce')::numeric and o.transfer_signature is null) then true
+            when exists (select 1 from overrides o where o.vault_id = v.id
+              and o.chain_nonce = (e.data->>'nonce')::numeric) then false
+            else not exists (select 1 from chain_events p
+              where p.vault_address = e.vault_address and p.name = 'TransactionBlocked'
+                and p.data->>'overrideNonce' is not null and p.block_time <= e.block_time
+                and p.data->>'destination' = e.data->>'destination' and p.data->>'amount' = e.data->>'amount')
+          end) c
+        group by vault_key, data->>'nonce'
       ),
       approved as (
         select vault_key, ${utcDay('min(block_time)')} as day

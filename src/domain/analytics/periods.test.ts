@@ -117,4 +117,28 @@ describe('parseAnalyticsRange', () => {
       );
     }
   });
+
+  it('bounds instants to 1970-01-01 … 9999-12-30 so the exclusive end stays a four-digit year', () => {
+    const ok = { startDate: '9999-12-01', endDate: '9999-12-30T23:59:59.999Z' };
+    assert.equal(
+      codeOf(() => parseAnalyticsRange(ok, NOW)),
+      null,
+    );
+    assert.deepEqual(parseAnalyticsRange({ endDate: '1970-01-05' }, NOW), {
+      startMs: 0,
+      endMs: Date.parse('1970-01-05T23:59:59.999Z'),
+    });
+    for (const input of [
+      { endDate: '9999-12-31' },
+      { startDate: '9999-12-31', endDate: '9999-12-31' },
+      { endDate: '9999-12-30T23:59:59.999-00:01' },
+      { startDate: '1970-01-01T00:00:00+00:01' },
+    ]) {
+      assert.equal(
+        codeOf(() => parseAnalyticsRange(input, NOW)),
+        'VALIDATION_ERROR',
+        JSON.stringify(input),
+      );
+    }
+  });
 });

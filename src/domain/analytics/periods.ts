@@ -5,7 +5,7 @@ export const DAY_MS = 86_400_000;
 export const GROUP_BY = ['day', 'week', 'month'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
-/** Longest range a request may ask for (DECISIONS §8). */
+/** Longest range a request may ask for (README, Analytics). */
 export const MAX_RANGE_DAYS = 1096;
 export const DEFAULT_RANGE_DAYS = 30;
 
@@ -91,6 +91,14 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
   return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
+/**
+ * Instants a range may touch: from the Unix epoch to the end of 9999-12-30 UTC, so that the exclusive
+ * end (the next day's start, 9999-12-31) is still a four-digit-year date every backend stores.
+ */
+export const EARLIEST_MS = 0;
+export const LATEST_MS = Date.UTC(9999, 11, 31) - 1;
+const BOUNDS_MESSAGE = 'must lie between 1970-01-01T00:00:00.000Z and 9999-12-30T23:59:59.999Z';
+
 /** An inclusive range of instants, millisecond precision. */
 export interface TimeRange {
   readonly startMs: number;
@@ -114,14 +122,23 @@ export function parseAnalyticsRange(
       issues.push({ path: `query.${name}`, message: 'must be YYYY-MM-DD or an ISO 8601 timestamp' });
       return undefined;
     }
-    if (parsed.kind === 'instant') return parsed.ms;
-    return edge === 'start' ? dayStartMs(parsed.day) : dayStartMs(parsed.day) + DAY_MS - 1;
+    const ms =
+      parsed.kind === 'instant'
+        ? parsed.ms
+        : edge === 'start'
+          ? dayStartMs(parsed.day)
+          : dayStartMs(parsed.day) + DAY_MS - 1;
+    if (ms < EARLIEST_MS || ms > LATEST_MS) {
+      issues.push({ path: `query.${name}`, message: BOUNDS_MESSAGE });
+      return undefined;
+    }
+    return ms;
   };
   const start = read('startDate', 'start');
   const end = read('endDate', 'end');
   if (issues.length > 0) throw validationError(issues);
   const endMs = end ?? nowMs;
-  const startMs = start ?? endMs - DEFAULT_RANGE_DAYS * DAY_MS;
+  const startMs = start ?? Math.max(EARLIEST_MS, endMs - DEFAULT_RANGE_DAYS * DAY_MS);
   if (startMs > endMs) {
     throw validationError([{ path: 'query.startDate', message: 'must not be after endDate' }]);
   }

@@ -1,12 +1,15 @@
 // Wallet authentication: a signed, fresh, single-use message proves control of an address.
+import { hash } from 'node:crypto';
 import type { Cache } from '../../cache/cache.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeBase58, publicKeyOf, verifyEd25519 } from '../../lib/ed25519.js';
+import { AUTH_MESSAGE_PREFIX, requestBindingLines } from '../../sdk/auth-message.js';
 import { createReplayGuard } from './replay-guard.js';
+import type { ClaimStore } from './replay-guard-store.js';
 
-export const AUTH_MESSAGE_PREFIX = 'Sign this message to authenticate with Vaultkeeper.\n\nTimestamp: ';
-/** How far ahead of our clock a timestamp may be (DECISIONS §5). */
+export { AUTH_MESSAGE_PREFIX };
+/** How far ahead of our clock a timestamp may be (README, Authenticating requests). */
 export const FUTURE_SKEW_MS = 60_000;
 /** Replay markers outlive the acceptance window by this much, covering clock differences between instances. */
 const REPLAY_MARGIN_SECONDS = 60;
@@ -22,7 +25,9 @@ export type AuthFailureReason =
   | 'bad_signature'
   | 'wrong_message'
   | 'expired'
-  | 'replayed';
+  | 'replayed'
+  | 'wrong_request'
+  | 'unbound_message';
 
 export interface WalletAuthHeaders {
   address: string | undefined;
@@ -37,15 +42,45 @@ const FAILURE_MESSAGES: Readonly<Record<AuthFailureReason, string>> = {
   wrong_message: 'Signed message is not the Vaultkeeper authentication message',
   expired: 'Signed message timestamp is outside the accepted window',
   replayed: 'This signature was already used',
+  wrong_request: 'Signed message names another request, body or domain',
+  unbound_message: 'Signed message must name the request (Request, Body-SHA256 and Domain lines)',
 };
+
+/** SHA-256 of no bytes: the Body-SHA256 of a request without a body. */
+const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+
+/** The request a bound message must name. */
+export interface SignedRequest {
+  readonly method: string;
+  /** Path and query exactly as sent in the request line. */
+  readonly target: string;
+  /** The body bytes as received; undefined when the request has none. */
+  readonly body: Buffer | undefined;
+}
+
+/** The lines a request-bound message adds after the timestamp line, in this order. */
+export function buildRequestBinding(request: SignedRequest, domain: string): string {
+  const { body } = request;
+  const bodyHash = body === undefined || body.length === 0 ? EMPTY_SHA256 : hash('sha256', body, 'hex');
+  return requestBindingLines({
+    method: request.method,
+    target: request.target,
+    bodySha256: bodyHash,
+    domain,
+  });
+}
 
 export function unauthorized(reason: AuthFailureReason): AppError {
   return new AppError('UNAUTHORIZED', FAILURE_MESSAGES[reason], { reason });
 }
 
 /** The message a wallet signs for one request. */
-export function buildAuthMessage(timestampMs: number): string {
-  return `${AUTH_MESSAGE_PREFIX}${timestampMs}`;
+export function buildAuthMessage(
+  timestampMs: number,
+  bound?: { request: SignedRequest; domain: string },
+): string {
+  const base = `${AUTH_MESSAGE_PREFIX}${timestampMs}`;
+  return bound === undefined ? base : `${base}\n${buildRequestBinding(bound.request, bound.domain)}`;
 }
 
 /**
@@ -74,8 +109,14 @@ export function decodeMessageHeader(header: string): string | null {
 export interface WalletAuthDeps {
   /** Holds used signatures: Redis shares them across instances; the memory cache within one process. */
   readonly cache: Pick<Cache, 'setIfAbsent'>;
+  /** Where used signatures go while Redis is unreachable (see createReplayGuard). */
+  readonly claimStore?: ClaimStore | undefined;
   readonly clock: Clock;
   readonly maxAgeSeconds: number;
+  /** The host (and port when PUBLIC_BASE_URL names one) a bound message must name. */
+  readonly domain: string;
+  /** Refuse messages that do not name their request. */
+  readonly requireRequestBinding: boolean;
 }
 
 export function createWalletAuth(deps: WalletAuthDeps) {
@@ -86,7 +127,7 @@ export function createWalletAuth(deps: WalletAuthDeps) {
      * Returns the authenticated wallet address, or throws UNAUTHORIZED with details.reason. Cheap
      * checks run first so a stale or malformed request never costs a signature verification.
      */
-    async authenticate(headers: WalletAuthHeaders): Promise<string> {
+    async authenticate(headers: WalletAuthHeaders, request?: SignedRequest): Promise<string> {
       const { address, signature, message } = headers;
       if (!address || !signature || !message) throw unauthorized('missing_headers');
       const key = publicKeyOf(address);
@@ -96,10 +137,16 @@ export function createWalletAuth(deps: WalletAuthDeps) {
       const text = decodeMessageHeader(message);
       if (text === null) throw unauthorized('malformed');
       if (!text.startsWith(AUTH_MESSAGE_PREFIX)) throw unauthorized('wrong_message');
-      const stamp = text.slice(AUTH_MESSAGE_PREFIX.length);
+      const newline = text.indexOf('\n', AUTH_MESSAGE_PREFIX.length);
+      const stamp = text.slice(AUTH_MESSAGE_PREFIX.length, newline === -1 ? undefined : newline);
       if (!TIMESTAMP.test(stamp)) throw unauthorized('wrong_message');
       const ageMs = deps.clock.now().getTime() - Number(stamp);
       if (ageMs > maxAgeMs || ageMs < -FUTURE_SKEW_MS) throw unauthorized('expired');
+      if (newline === -1) {
+        if (deps.requireRequestBinding) throw unauthorized('unbound_message');
+      } else {
+        checkBinding(text.slice(newline + 1), request, deps.domain);
+      }
       if (!(await verifyEd25519(key, Buffer.from(text, 'utf8'), signatureBytes))) {
         throw unauthorized('bad_signature');
       }
@@ -112,3 +159,11 @@ export function createWalletAuth(deps: WalletAuthDeps) {
 }
 
 export type WalletAuth = ReturnType<typeof createWalletAuth>;
+
+const BINDING_LINES = /^Request: [^\n]*\nBody-SHA256: [0-9a-f]{64}\nDomain: [^\n]*$/;
+
+/** The lines after the timestamp must name this very request; when they do not, their shape says why. */
+function checkBinding(lines: string, request: SignedRequest | undefined, domain: string): void {
+  if (request !== undefined && lines === buildRequestBinding(request, domain)) return;
+  throw unauthorized(BINDING_LINES.test(lines) ? 'wrong_request' : 'wrong_message');
+}

@@ -1,6 +1,6 @@
 // The rows a batch of signatures can change, loaded (and locked) inside the apply transaction, then
 // changed in memory event by event and written back in a few bulk statements.
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../storage/database.js';
 import {
   type OverrideRow,
@@ -10,7 +10,6 @@ import {
   type VaultRow,
   vaults,
 } from '../../storage/schema/index.js';
-import { overrideKey } from './types.js';
 
 /** This batch's changes to a vault's counters (the stored ones change through vault-stats.ts). */
 export interface VaultStatsDelta {
@@ -32,6 +31,8 @@ export interface OverrideState {
   row: OverrideRow;
   vaultAddress: string;
   dirty: boolean;
+  /** Chain order among requests with the same createdAt: stored ones by id, then the batch's in event order. */
+  order: number;
 }
 
 export interface TransactionState {
@@ -45,7 +46,7 @@ export interface TransactionState {
 export interface BatchState {
   /** By vault address. */
   vaults: Map<string, VaultState>;
-  /** By overrideKey(vault address, nonce). */
+  /** By override id. */
   overrides: Map<string, OverrideState>;
   /** Pending transactions by override id. */
   pendingByOverride: Map<string, TransactionState>;
@@ -53,9 +54,19 @@ export interface BatchState {
   transactions: TransactionState[];
 }
 
+export interface VaultNonce {
+  vault: string;
+  nonce: bigint;
+}
+
 export interface BatchNeeds {
   vaultAddresses: readonly string[];
-  overrideKeys: readonly { vault: string; nonce: bigint }[];
+  /** Nonces announced (or created on chain) in the batch: whether their first request exists decides addresses. */
+  addressNonces: readonly VaultNonce[];
+  /** Nonces of on-chain overrides the batch creates or approves. */
+  chainNonces: readonly VaultNonce[];
+  /** Vaults with an OverrideCreated: their unresolved requests may be the one it was created for. */
+  unresolvedOf: readonly string[];
   /** Vaults with an ExecuteApprovedOverride transfer: their approved overrides are candidates. */
   approvedOverridesOf: readonly string[];
 }
@@ -92,38 +103,17 @@ export async function loadBatchState(tx: Tx, needs: BatchNeeds): Promise<BatchSt
     addressById.set(row.id, row.address);
   }
 
-  const keyed = needs.overrideKeys
-    .map(({ vault, nonce }) => ({ id: state.vaults.get(vault)?.row.id, nonce }))
-    .filter((k): k is { id: string; nonce: bigint } => k.id !== undefined);
-  const approvedVaultIds = needs.approvedOverridesOf
-    .map((address) => state.vaults.get(address)?.row.id)
-    .filter((id): id is string => id !== undefined);
-  const conditions = [
-    ...(keyed.length > 0
-      ? [
-          sql`(${overrides.vaultId}, ${overrides.nonce}) in (${sql.join(
-            keyed.map((k) => sql`(${k.id}::uuid, ${k.nonce.toString()}::numeric)`),
-            sql`, `,
-          )})`,
-        ]
-      : []),
-    ...(approvedVaultIds.length > 0
-      ? [and(inArray(overrides.vaultId, approvedVaultIds), eq(overrides.status, 'approved'))]
-      : []),
-  ];
+  const conditions = overrideConditions(needs, (address) => state.vaults.get(address)?.row.id);
   if (conditions.length === 0) return state;
   const overrideRows = await tx
     .select()
     .from(overrides)
     .where(or(...conditions))
+    .orderBy(overrides.createdAt, overrides.id)
     .for('update');
-  for (const row of overrideRows) {
+  for (const [order, row] of overrideRows.entries()) {
     const vaultAddress = addressById.get(row.vaultId) ?? '';
-    state.overrides.set(overrideKey(vaultAddress, row.nonce), {
-      row,
-      vaultAddress,
-      dirty: false,
-    });
+    state.overrides.set(row.id, { row, vaultAddress, dirty: false, order });
   }
   if (overrideRows.length === 0) return state;
   const pendingRows = await tx
@@ -149,4 +139,44 @@ export async function loadBatchState(tx: Tx, needs: BatchNeeds): Promise<BatchSt
     });
   }
   return state;
+}
+
+/** Which stored overrides the batch may read or change. */
+function overrideConditions(needs: BatchNeeds, vaultId: (address: string) => string | undefined): SQL[] {
+  const ids = (addresses: readonly string[]) =>
+    addresses.map(vaultId).filter((id): id is string => id !== undefined);
+  const pairs = (keys: readonly VaultNonce[]) =>
+    keys
+      .map(({ vault, nonce }) => ({ id: vaultId(vault), nonce }))
+      .filter((k): k is { id: string; nonce: bigint } => k.id !== undefined)
+      .map((k) => sql`(${k.id}::uuid, ${k.nonce.toString()}::numeric)`);
+  const conditions: (SQL | undefined)[] = [];
+  const announced = pairs(needs.addressNonces);
+  if (announced.length > 0) {
+    conditions.push(
+      and(
+        sql`(${overrides.vaultId}, ${overrides.nonce}) in (${sql.join(announced, sql`, `)})`,
+        isNull(overrides.addressSignature),
+      ),
+    );
+  }
+  const onChain = pairs(needs.chainNonces);
+  if (onChain.length > 0) {
+    conditions.push(sql`(${overrides.vaultId}, ${overrides.chainNonce}) in (${sql.join(onChain, sql`, `)})`);
+  }
+  const unresolved = ids(needs.unresolvedOf);
+  if (unresolved.length > 0) {
+    conditions.push(
+      and(
+        inArray(overrides.vaultId, unresolved),
+        eq(overrides.status, 'pending'),
+        isNull(overrides.chainNonce),
+      ),
+    );
+  }
+  const approved = ids(needs.approvedOverridesOf);
+  if (approved.length > 0) {
+    conditions.push(and(inArray(overrides.vaultId, approved), eq(overrides.status, 'approved')));
+  }
+  return conditions.filter((c): c is SQL => c !== undefined);
 }

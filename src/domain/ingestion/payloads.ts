@@ -1,4 +1,4 @@
-// Webhook `data` objects (DECISIONS §7), built at enqueue time from the projected rows with the
+// Webhook `data` objects (docs/BEHAVIOUR.md, Webhook payloads), built at enqueue time from the projected rows with the
 // read API's own serializers, so a webhook shows a resource exactly as the API does.
 import type { SolanaCluster } from '../../config.js';
 import type { OverrideRow, TransactionRow } from '../../storage/schema/index.js';
@@ -33,7 +33,10 @@ export function buildPolicyPayload(
 
 /** `transaction.executed`: the transaction object (as a transaction list item). */
 export function buildTransactionPayload(row: TransactionRow, vault: string, links: PayloadLinks) {
-  return toTransactionResource({ ...row, vaultAddress: vault, overrideNonce: null }, links);
+  return toTransactionResource(
+    { ...row, vaultAddress: vault, overrideNonce: null, overrideTransfer: null },
+    links,
+  );
 }
 
 export interface OverrideLinks {

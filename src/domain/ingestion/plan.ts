@@ -3,7 +3,7 @@
 import { and, inArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../../storage/database.js';
 import { overrides, vaults } from '../../storage/schema/index.js';
-import type { BatchNeeds } from './batch-state.js';
+import type { BatchNeeds, VaultNonce } from './batch-state.js';
 import { isProjected } from './projections.js';
 import { type ChainTransaction, type KnownChainEvent, overrideKey } from './types.js';
 
@@ -12,7 +12,8 @@ export interface BatchPlan {
   vaultReads: string[];
   /** Accounts must be read at a slot no older than this (the newest event that asked for them). */
   minSlot: number;
-  overrideReads: { vault: string; nonce: bigint }[];
+  /** On-chain overrides approved in the batch that we never saw created: read their accounts. */
+  overrideReads: VaultNonce[];
 }
 
 /** Events after which the VaultConfig account holds something the event does not carry. */
@@ -25,9 +26,6 @@ function changesAccountOnlyFields(event: KnownChainEvent): boolean {
     case 'AgentSignerUpdated':
     case 'WhitelistUpdated':
       return true;
-    case 'TransactionBlocked':
-      // Announcing an override nonce moves the vault's override counter.
-      return event.data.overrideNonce !== null;
     case 'TransactionExecuted':
       // spent_today == amount: the spending day was reset (or this is its first spend): read last_reset.
       return event.data.spentToday === event.data.amount;
@@ -39,9 +37,11 @@ function changesAccountOnlyFields(event: KnownChainEvent): boolean {
 export async function planBatch(db: Queryable, batch: readonly ChainTransaction[]): Promise<BatchPlan> {
   const newestSlot = new Map<string, number>();
   const readSlot = new Map<string, number>();
-  const overrideKeys = new Map<string, { vault: string; nonce: bigint }>();
-  const approvedKeys = new Map<string, { vault: string; nonce: bigint }>();
+  const addressNonces = new Map<string, VaultNonce>();
+  const chainNonces = new Map<string, VaultNonce>();
+  const approvedKeys = new Map<string, VaultNonce>();
   const createdKeys = new Set<string>();
+  const unresolvedOf = new Set<string>();
   const approvedOverridesOf = new Set<string>();
 
   for (const tx of batch) {
@@ -50,18 +50,20 @@ export async function planBatch(db: Queryable, batch: readonly ChainTransaction[
       const vault = event.data.vault;
       newestSlot.set(vault, Math.max(newestSlot.get(vault) ?? 0, tx.slot));
       if (changesAccountOnlyFields(event)) readSlot.set(vault, Math.max(readSlot.get(vault) ?? 0, tx.slot));
-      const nonce =
-        event.name === 'TransactionBlocked'
-          ? event.data.overrideNonce
-          : event.name === 'OverrideCreated' || event.name === 'OverrideApproved'
-            ? event.data.nonce
-            : null;
-      if (nonce !== null) {
-        const key = overrideKey(vault, nonce);
-        overrideKeys.set(key, { vault, nonce });
-        if (event.name === 'OverrideApproved' && !createdKeys.has(key))
-          approvedKeys.set(key, { vault, nonce });
-        else createdKeys.add(key);
+      if (event.name === 'TransactionBlocked' && event.data.overrideNonce !== null) {
+        const nonce = event.data.overrideNonce;
+        addressNonces.set(overrideKey(vault, nonce), { vault, nonce });
+      }
+      if (event.name === 'OverrideCreated' || event.name === 'OverrideApproved') {
+        const key = overrideKey(vault, event.data.nonce);
+        const entry = { vault, nonce: event.data.nonce };
+        // An override of its own may be created at this nonce, so its first request matters too.
+        addressNonces.set(key, entry);
+        chainNonces.set(key, entry);
+        if (event.name === 'OverrideCreated') {
+          createdKeys.add(key);
+          unresolvedOf.add(vault);
+        } else if (!createdKeys.has(key)) approvedKeys.set(key, entry);
       }
       if (event.name === 'TransactionExecuted' && event.instruction === 'ExecuteApprovedOverride') {
         approvedOverridesOf.add(vault);
@@ -93,7 +95,9 @@ export async function planBatch(db: Queryable, batch: readonly ChainTransaction[
   return {
     needs: {
       vaultAddresses: addresses,
-      overrideKeys: [...overrideKeys.values()],
+      addressNonces: [...addressNonces.values()],
+      chainNonces: [...chainNonces.values()],
+      unresolvedOf: [...unresolvedOf],
       approvedOverridesOf: [...approvedOverridesOf],
     },
     vaultReads,
@@ -103,13 +107,10 @@ export async function planBatch(db: Queryable, batch: readonly ChainTransaction[
 }
 
 /** Approved overrides we never saw created: their PendingOverride accounts tell amount and destination. */
-async function findUnknownOverrides(
-  db: Queryable,
-  keys: { vault: string; nonce: bigint }[],
-): Promise<{ vault: string; nonce: bigint }[]> {
+async function findUnknownOverrides(db: Queryable, keys: VaultNonce[]): Promise<VaultNonce[]> {
   if (keys.length === 0) return [];
   const rows = await db
-    .select({ address: vaults.address, nonce: overrides.nonce })
+    .select({ address: vaults.address, nonce: overrides.chainNonce })
     .from(overrides)
     .innerJoin(vaults, sql`${vaults.id} = ${overrides.vaultId}`)
     .where(
@@ -119,11 +120,11 @@ async function findUnknownOverrides(
           keys.map((k) => k.vault),
         ),
         inArray(
-          overrides.nonce,
+          overrides.chainNonce,
           keys.map((k) => k.nonce),
         ),
       ),
     );
-  const known = new Set(rows.map((r) => overrideKey(r.address, r.nonce)));
+  const known = new Set(rows.flatMap((r) => (r.nonce === null ? [] : [overrideKey(r.address, r.nonce)])));
   return keys.filter((k) => !known.has(overrideKey(k.vault, k.nonce)));
 }

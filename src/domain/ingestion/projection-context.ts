@@ -18,10 +18,22 @@ import {
   overrideKey,
   type VaultAccountRead,
 } from './types.js';
-import { applyAccount, createVault, fromUnix } from './vault-projection.js';
+import {
+  applyAccount,
+  createVault,
+  findByChainNonce,
+  findFirstRequest,
+  fromUnix,
+} from './vault-projection.js';
 
 export interface IngestionWarning {
-  kind: 'unknown_event' | 'malformed_event' | 'truncated_logs' | 'vault_unknown' | 'override_unknown';
+  kind:
+    | 'unknown_event'
+    | 'malformed_event'
+    | 'truncated_logs'
+    | 'vault_unknown'
+    | 'override_unknown'
+    | 'blocked_without_request';
   signature: string;
   detail: string;
 }
@@ -45,6 +57,17 @@ export interface ProjectionOutput {
   warnings: IngestionWarning[];
 }
 
+export interface NewOverride {
+  /** The nonce it is addressed by: the announced one, or the on-chain one for an override of its own. */
+  nonce: bigint;
+  transferSignature: string | null;
+  chainNonce: bigint | null;
+  amount: bigint;
+  destination: string;
+  expiresAt: Date;
+  reason: string | null;
+}
+
 export interface NewTransfer {
   status: TransactionStatus;
   amount: bigint;
@@ -55,6 +78,12 @@ export interface NewTransfer {
 }
 
 export type TransactionContext = ReturnType<typeof createTransactionContext>;
+
+const addressOf = (o: OverrideState) => ({
+  vault: o.vaultAddress,
+  nonce: o.row.nonce,
+  transfer: o.row.addressSignature,
+});
 
 export function createTransactionContext(
   tx: ChainTransaction,
@@ -76,16 +105,17 @@ export function createTransactionContext(
     out.touchedVaults.add(v.row.address);
   };
 
-  const addOverride = (
-    v: VaultState,
-    nonce: bigint,
-    fields: { amount: bigint; destination: string; expiresAt: Date; reason: string | null },
-  ): OverrideState => {
+  /** A new request (or override of its own): the nonce's first is addressed by it alone, later ones add a signature. */
+  const addOverride = (v: VaultState, fields: NewOverride): OverrideState => {
+    const first = findFirstRequest(state, v.row.address, fields.nonce);
     const o: OverrideState = {
       row: {
         id: randomUUID(),
         vaultId: v.row.id,
-        nonce,
+        nonce: fields.nonce,
+        transferSignature: fields.transferSignature,
+        addressSignature: first === undefined ? null : (fields.transferSignature ?? tx.signature),
+        chainNonce: fields.chainNonce,
         destination: fields.destination,
         amount: fields.amount,
         reason: fields.reason,
@@ -99,12 +129,13 @@ export function createTransactionContext(
       },
       vaultAddress: v.row.address,
       dirty: true,
+      order: state.overrides.size,
     };
-    state.overrides.set(overrideKey(v.row.address, nonce), o);
+    state.overrides.set(o.row.id, o);
     out.blinks.push({
       id: randomUUID(),
       overrideId: o.row.id,
-      url: buildBlinkUrl(publicBaseUrl, v.row.address, nonce),
+      url: buildBlinkUrl(publicBaseUrl, addressOf(o)),
     });
     markDay(v.row.id, at);
     return o;
@@ -116,6 +147,8 @@ export function createTransactionContext(
     markDay,
     /** Overrides approved earlier in this same signature: a Blink's execute settles these first. */
     approvedHere: new Set<string>(),
+    /** An approval request was made for this signature's blocked transfer (the program fails at the first). */
+    requestedHere: false,
 
     enqueue(event: OutboxEvent['event'], v: VaultState, index: number, data: object) {
       out.webhooks.push({
@@ -216,18 +249,21 @@ export function createTransactionContext(
     links: { publicBaseUrl, cluster: input.cluster },
 
     /** Where a person acts on an override: its Blink and its approval page. */
-    overrideLinks: (vault: string, nonce: bigint): OverrideLinks => ({
-      blinkUrl: buildBlinkUrl(publicBaseUrl, vault, nonce),
-      approvalUrl: buildApprovalUrl(publicBaseUrl, vault, nonce),
+    overrideLinks: (o: OverrideState): OverrideLinks => ({
+      blinkUrl: buildBlinkUrl(publicBaseUrl, addressOf(o)),
+      approvalUrl: buildApprovalUrl(publicBaseUrl, addressOf(o)),
     }),
 
-    /** A known override, or one created from its PendingOverride account when we never saw it. */
-    findOrReadOverride(v: VaultState, nonce: bigint): OverrideState | undefined {
-      const known = state.overrides.get(overrideKey(v.row.address, nonce));
+    /** The override of an on-chain nonce, or one created from its PendingOverride account when we never saw it. */
+    findOrReadOverride(v: VaultState, chainNonce: bigint): OverrideState | undefined {
+      const known = findByChainNonce(state, v.row.address, chainNonce);
       if (known !== undefined) return known;
-      const account = overrideReads.get(overrideKey(v.row.address, nonce));
+      const account = overrideReads.get(overrideKey(v.row.address, chainNonce));
       if (account === undefined) return undefined;
-      return addOverride(v, nonce, {
+      return addOverride(v, {
+        nonce: chainNonce,
+        transferSignature: null,
+        chainNonce,
         amount: account.amount,
         destination: account.destination,
         expiresAt: fromUnix(account.expiresAt),

@@ -239,11 +239,147 @@ describe('projectBatch', () => {
         ]),
       },
     );
-    const override = state.overrides.get(overrideKey(VAULT, 3n));
+    const override = [...state.overrides.values()].find((o) => o.row.chainNonce === 3n);
     assert.equal(override?.row.status, 'approved');
+    assert.equal(override?.row.transferSignature, null);
     assert.equal(override?.row.amount, 42n);
     assert.equal(state.pendingByOverride.get(override?.row.id ?? '')?.row.status, 'pending');
     assert.equal(out.blinks.length, 1);
     assert.equal(out.blinks[0]?.url, `https://vk.test/api/actions/${VAULT}/3`);
+  });
+});
+
+describe('one approval request per blocked transfer', () => {
+  const DEST_B = 'DestB11111111111111111111111111111111111111';
+  const reads = { [VAULT]: { slot: 1, state: account(), depositAddress: 'Dep' } };
+  const blocked = (slot: number, amount: bigint, destination = DEST, nonce: bigint | null = 4n) =>
+    tx(
+      slot,
+      [
+        {
+          index: 0,
+          instruction: 'ExecuteAgent',
+          name: 'TransactionBlocked',
+          data: { vault: VAULT, reason: 'exceeded_daily_limit', amount, destination, overrideNonce: nonce },
+        },
+      ],
+      { failed: true },
+    );
+  const created = (slot: number, nonce: bigint, amount: bigint, destination = DEST) =>
+    tx(slot, [
+      {
+        index: 0,
+        instruction: 'CreateOverride',
+        name: 'OverrideCreated',
+        data: { vault: VAULT, nonce, amount, destination, expiresAt: 1_900_000_000n },
+      },
+    ]);
+  const requests = (state: BatchState) =>
+    [...state.overrides.values()].sort((a, b) => a.order - b.order).map((o) => o.row);
+
+  test('transfers blocked with the same announced nonce each get a request; only the first is addressed by the nonce alone', () => {
+    const state = emptyState();
+    const out = projectBatch(
+      [blocked(10, 5n), blocked(11, 6n, DEST_B), blocked(12, 7n)],
+      input(state, reads),
+    );
+    const rows = requests(state);
+    assert.deepEqual(
+      rows.map((r) => [r.nonce, r.transferSignature, r.addressSignature, r.amount]),
+      [
+        [4n, 'sig10', null, 5n],
+        [4n, 'sig11', 'sig11', 6n],
+        [4n, 'sig12', 'sig12', 7n],
+      ],
+    );
+    const links = out.webhooks.filter((w) => w.event === 'transaction.blocked').map((w) => w.data.blinkUrl);
+    assert.deepEqual(links, [
+      `https://vk.test/api/actions/${VAULT}/4`,
+      `https://vk.test/api/actions/${VAULT}/4?transfer=sig11`,
+      `https://vk.test/api/actions/${VAULT}/4?transfer=sig12`,
+    ]);
+    // Each blocked transaction row points at its own request.
+    assert.deepEqual(
+      state.transactions.map((t) => t.row.overrideId),
+      rows.map((r) => r.id),
+    );
+  });
+
+  test('OverrideCreated links the earliest unresolved request with its destination and amount', () => {
+    const state = emptyState();
+    projectBatch(
+      [
+        blocked(10, 5n),
+        blocked(11, 6n, DEST_B),
+        blocked(12, 5n),
+        created(13, 4n, 6n, DEST_B),
+        created(14, 5n, 5n),
+      ],
+      input(state, reads),
+    );
+    assert.deepEqual(
+      requests(state).map((r) => [r.transferSignature, r.chainNonce]),
+      [
+        ['sig10', 5n],
+        ['sig11', 4n],
+        ['sig12', null],
+      ],
+    );
+    assert.equal(requests(state)[0]?.expiresAt.toISOString(), new Date(1_900_000_000_000).toISOString());
+  });
+
+  test('a rejected or expired request is not linked; without a match the override is one of its own', () => {
+    const state = emptyState();
+    projectBatch([blocked(10, 5n), blocked(11, 5n)], input(state, reads));
+    const [first, second] = requests(state);
+    first!.status = 'rejected';
+    second!.expiresAt = new Date(0);
+    projectBatch([created(20, 4n, 5n)], input(state, reads));
+    const own = requests(state)[2]!;
+    assert.equal(own.transferSignature, null);
+    assert.equal(own.chainNonce, 4n);
+    assert.equal(own.nonce, 4n);
+    // Nonce 4's plain address belongs to the first blocked transfer: this one adds its own signature.
+    assert.equal(own.addressSignature, 'sig20');
+    assert.equal(first!.chainNonce, null);
+    assert.equal(second!.chainNonce, null);
+  });
+
+  test('OverrideApproved follows the on-chain nonce, not the announced one', () => {
+    const state = emptyState();
+    projectBatch(
+      [blocked(10, 5n), blocked(11, 6n, DEST_B), created(12, 4n, 6n, DEST_B)],
+      input(state, reads),
+    );
+    const out = projectBatch(
+      [
+        tx(13, [
+          {
+            index: 0,
+            instruction: 'ApproveOverride',
+            name: 'OverrideApproved',
+            data: { vault: VAULT, nonce: 4n, timestamp: 0n },
+          },
+        ]),
+      ],
+      input(state, reads),
+    );
+    assert.deepEqual(
+      requests(state).map((r) => [r.transferSignature, r.status]),
+      [
+        ['sig10', 'pending'],
+        ['sig11', 'approved'],
+      ],
+    );
+    const approved = out.webhooks.find((w) => w.event === 'override.approved');
+    assert.equal(approved?.data.blinkUrl, `https://vk.test/api/actions/${VAULT}/4?transfer=sig11`);
+    assert.equal(approved?.data.chainNonce, '4');
+  });
+
+  test('a blocked transfer announcing no nonce gets no request', () => {
+    const state = emptyState();
+    const out = projectBatch([blocked(10, 5n, DEST, null)], input(state, reads));
+    assert.equal(state.overrides.size, 0);
+    assert.equal(out.webhooks[0]?.data.blinkUrl, null);
   });
 });

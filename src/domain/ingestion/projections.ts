@@ -1,4 +1,4 @@
-// DECISIONS §3: what each event does to the projections. Pure: folds a batch of decoded
+// What each event does (docs/BEHAVIOUR.md) to the projections. Pure: folds a batch of decoded
 // transactions, oldest first, into the loaded rows and collects webhooks and dirty metric days.
 import type { TransactionRow } from '../../storage/schema/index.js';
 import type { OverrideState } from './batch-state.js';
@@ -9,8 +9,14 @@ import {
   type ProjectionOutput,
   type TransactionContext,
 } from './projection-context.js';
-import { type ChainEvent, type ChainTransaction, type KnownChainEvent, overrideKey } from './types.js';
-import { findApprovedOverride, fromUnix, tierIndex } from './vault-projection.js';
+import type { ChainEvent, ChainTransaction, KnownChainEvent } from './types.js';
+import {
+  findApprovedOverride,
+  findByChainNonce,
+  findUnresolvedRequest,
+  fromUnix,
+  tierIndex,
+} from './vault-projection.js';
 
 export type { IngestionWarning, ProjectionInput, ProjectionOutput } from './projection-context.js';
 
@@ -130,16 +136,26 @@ function projectEvent(
       const d = event.data;
       const v = ctx.getVault(d.vault);
       if (v === undefined) return;
+      // Every blocked transfer that announced a nonce is an approval request of its own.
       let o: OverrideState | undefined;
       if (d.overrideNonce !== null) {
-        o =
-          input.state.overrides.get(overrideKey(v.row.address, d.overrideNonce)) ??
-          ctx.addOverride(v, d.overrideNonce, {
+        if (ctx.requestedHere) {
+          ctx.warn(
+            'blocked_without_request',
+            'a second blocked transfer in one transaction gets no approval request',
+          );
+        } else {
+          ctx.requestedHere = true;
+          o = ctx.addOverride(v, {
+            nonce: d.overrideNonce,
+            transferSignature: tx.signature,
+            chainNonce: null,
             amount: d.amount,
             destination: d.destination,
             expiresAt: new Date(ctx.at.getTime() + OVERRIDE_TTL_MS),
             reason: d.reason,
           });
+        }
       }
       const blocked = ctx.addTransaction(v, index, {
         status: 'blocked',
@@ -148,7 +164,7 @@ function projectEvent(
         blockReason: d.reason,
         ...(o === undefined ? {} : { overrideId: o.row.id }),
       });
-      const links = o === undefined ? null : ctx.overrideLinks(v.row.address, o.row.nonce);
+      const links = o === undefined ? null : ctx.overrideLinks(o);
       const payload = buildBlockedPayload(blocked.row, v.row.address, links, tx.signature);
       ctx.enqueue('transaction.blocked', v, index, payload);
       return;
@@ -158,18 +174,25 @@ function projectEvent(
       const v = ctx.getVault(d.vault);
       if (v === undefined) return;
       const expiresAt = fromUnix(d.expiresAt);
-      let o = input.state.overrides.get(overrideKey(v.row.address, d.nonce));
+      const o =
+        findByChainNonce(input.state, v.row.address, d.nonce) ??
+        findUnresolvedRequest(input.state, v.row.address, d.destination, d.amount, ctx.at);
       if (o === undefined) {
-        o = ctx.addOverride(v, d.nonce, {
+        const own = ctx.addOverride(v, {
+          nonce: d.nonce,
+          transferSignature: null,
+          chainNonce: d.nonce,
           amount: d.amount,
           destination: d.destination,
           expiresAt,
           reason: null,
         });
-      } else {
-        Object.assign(o.row, { amount: d.amount, destination: d.destination, expiresAt });
-        ctx.changeOverride(o);
+        ctx.enqueue('override.created', v, index, ctx.overrideObject(own));
+        return;
       }
+      // The request follows the on-chain override from here on.
+      Object.assign(o.row, { chainNonce: d.nonce, amount: d.amount, destination: d.destination, expiresAt });
+      ctx.changeOverride(o);
       ctx.enqueue('override.created', v, index, ctx.overrideObject(o));
       return;
     }

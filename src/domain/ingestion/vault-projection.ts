@@ -91,3 +91,41 @@ export function findApprovedOverride(
   const time = (o: OverrideState) => (o.row.approvedAt ?? o.row.createdAt).getTime();
   return candidates.sort((a, b) => time(a) - time(b))[0];
 }
+
+const overridesOf = (state: BatchState, vault: string) =>
+  [...state.overrides.values()].filter((o) => o.vaultAddress === vault);
+
+/** The request addressed by (vault, nonce) alone: the first that announced the nonce. */
+export function findFirstRequest(state: BatchState, vault: string, nonce: bigint): OverrideState | undefined {
+  return overridesOf(state, vault).find((o) => o.row.nonce === nonce && o.row.addressSignature === null);
+}
+
+/** The override linked to the on-chain PendingOverride of this nonce. */
+export function findByChainNonce(state: BatchState, vault: string, nonce: bigint): OverrideState | undefined {
+  return overridesOf(state, vault).find((o) => o.row.chainNonce === nonce);
+}
+
+/**
+ * The request an OverrideCreated was made for: the earliest of the vault's requests that is still
+ * pending, not on chain yet, not expired at `at`, with the same destination and amount.
+ */
+export function findUnresolvedRequest(
+  state: BatchState,
+  vault: string,
+  destination: string,
+  amount: bigint,
+  at: Date,
+): OverrideState | undefined {
+  const candidates = overridesOf(state, vault).filter(
+    (o) =>
+      o.row.status === 'pending' &&
+      o.row.chainNonce === null &&
+      o.row.transferSignature !== null &&
+      o.row.expiresAt.getTime() > at.getTime() &&
+      o.row.destination === destination &&
+      o.row.amount === amount,
+  );
+  const order = (a: OverrideState, b: OverrideState) =>
+    a.row.createdAt.getTime() - b.row.createdAt.getTime() || a.order - b.order;
+  return candidates.sort(order)[0];
+}

@@ -66,8 +66,9 @@ async function writeOverrides(tx: Tx, state: BatchState, out: ProjectionOutput):
       .insert(overrides)
       .values(dirty)
       .onConflictDoUpdate({
-        target: [overrides.vaultId, overrides.nonce],
+        target: overrides.id,
         set: {
+          chainNonce: excluded(overrides.chainNonce),
           destination: excluded(overrides.destination),
           amount: excluded(overrides.amount),
           reason: sql`coalesce(${excluded(overrides.reason)}, ${overrides.reason})`,

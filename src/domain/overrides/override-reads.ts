@@ -17,7 +17,21 @@ import { type OverrideStatus, overrides } from '../../storage/schema/overrides.j
 import { vaults } from '../../storage/schema/vaults.js';
 import type { ReadCache } from '../read-cache.js';
 import { findVault, vaultNotFound } from '../vaults/vault-reads.js';
-import { type OverrideResource, toOverrideResource, withCurrentExpiry } from './override-resource.js';
+import {
+  type OverrideResource,
+  overrideAddressFilter,
+  toOverrideResource,
+  withCurrentExpiry,
+} from './override-resource.js';
+
+/** The 404 of an address that names no request (the vault exists). */
+export function overrideNotFound(vault: string, nonce: bigint, transfer: string | undefined): AppError {
+  return new AppError('OVERRIDE_NOT_FOUND', 'Override not found', {
+    vault,
+    nonce: nonce.toString(),
+    ...(transfer === undefined ? {} : { transfer }),
+  });
+}
 
 export interface OverrideListQuery {
   vault?: string | undefined;
@@ -43,6 +57,9 @@ const recordColumns = {
   vaultId: overrides.vaultId,
   vaultAddress: vaults.address,
   nonce: overrides.nonce,
+  transferSignature: overrides.transferSignature,
+  addressSignature: overrides.addressSignature,
+  chainNonce: overrides.chainNonce,
   destination: overrides.destination,
   amount: overrides.amount,
   reason: overrides.reason,
@@ -82,19 +99,16 @@ export function createOverrideReadService(deps: OverrideReadDeps) {
     };
   }
 
-  async function loadOne(vaultAddress: string, nonce: bigint): Promise<OverrideResource> {
+  async function loadOne(vaultAddress: string, nonce: bigint, transfer?: string): Promise<OverrideResource> {
     const [record] = await db
       .select(recordColumns)
       .from(overrides)
       .innerJoin(vaults, eq(vaults.id, overrides.vaultId))
-      .where(and(eq(vaults.address, vaultAddress), eq(overrides.nonce, nonce)))
+      .where(and(eq(vaults.address, vaultAddress), overrideAddressFilter(nonce, transfer)))
       .limit(1);
     if (record !== undefined) return toOverrideResource(record, { publicBaseUrl, now: clock.now() });
     if ((await findVault(db, vaultAddress)) === null) throw vaultNotFound(vaultAddress);
-    throw new AppError('OVERRIDE_NOT_FOUND', 'Override not found', {
-      vault: vaultAddress,
-      nonce: nonce.toString(),
-    });
+    throw overrideNotFound(vaultAddress, nonce, transfer);
   }
 
   return {
@@ -113,17 +127,20 @@ export function createOverrideReadService(deps: OverrideReadDeps) {
       return { ...list, overrides: list.overrides.map((item) => withCurrentExpiry(item, now)) };
     },
 
-    /** One override of a vault by nonce (a u64 as decimal text): VAULT_NOT_FOUND or OVERRIDE_NOT_FOUND when missing. */
-    async getOverride(vaultAddress: string, nonceText: string): Promise<OverrideResource> {
+    /**
+     * One approval request by its address (nonce as u64 decimal text, and the transfer's signature for
+     * all but the nonce's first request): VAULT_NOT_FOUND or OVERRIDE_NOT_FOUND when missing.
+     */
+    async getOverride(vaultAddress: string, nonceText: string, transfer?: string): Promise<OverrideResource> {
       const nonce = parseLamports(nonceText, { allowZero: true });
       if (nonce === null) {
         throw validationError([{ path: 'params.nonce', message: 'must be an integer from 0 to 2^64-1' }]);
       }
       const resource = await readCache.read(
-        `override:${vaultAddress}:${nonce}`,
+        `override:${vaultAddress}:${nonce}:${transfer ?? ''}`,
         CACHE_TTL.transactionList,
         () => [vaultTag(vaultAddress)],
-        () => loadOne(vaultAddress, nonce),
+        () => loadOne(vaultAddress, nonce, transfer),
       );
       return withCurrentExpiry(resource, clock.now());
     },

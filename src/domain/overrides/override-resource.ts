@@ -1,18 +1,42 @@
 // Override row → API object; webhooks (override.*) and Blinks reuse these.
-import type { OverrideStatus } from '../../storage/schema/overrides.js';
+import { and, eq, isNull, or, type SQL } from 'drizzle-orm';
+import { type OverrideStatus, overrides } from '../../storage/schema/overrides.js';
 
-/** The Blink (Solana Action) address of an override: `{PUBLIC_BASE_URL}/api/actions/{vault}/{nonce}`. */
-export function buildBlinkUrl(publicBaseUrl: string, vaultAddress: string, nonce: bigint | string): string {
-  return `${publicBaseUrl}/api/actions/${vaultAddress}/${nonce}`;
+/**
+ * Where an approval request lives: the first request that announced a nonce in a vault is addressed by
+ * (vault, nonce); every later one by (vault, nonce, signature), the signature going in `?transfer=`.
+ */
+export interface OverrideAddress {
+  readonly vault: string;
+  readonly nonce: bigint | string;
+  /** Null for the first request of the nonce. */
+  readonly transfer: string | null;
 }
 
-/** The approval page a person opens from e-mail or chat: `{PUBLIC_BASE_URL}/overrides/{vault}/{nonce}`. */
-export function buildApprovalUrl(
-  publicBaseUrl: string,
-  vaultAddress: string,
-  nonce: bigint | string,
-): string {
-  return `${publicBaseUrl}/overrides/${vaultAddress}/${nonce}`;
+/**
+ * The rows an address names, within its vault: the nonce's first request, or the request of that
+ * transfer (a first request is also found by its own transfer's signature).
+ */
+export function overrideAddressFilter(nonce: bigint, transfer: string | undefined): SQL | undefined {
+  if (transfer === undefined) return and(eq(overrides.nonce, nonce), isNull(overrides.addressSignature));
+  return and(
+    eq(overrides.nonce, nonce),
+    or(eq(overrides.addressSignature, transfer), eq(overrides.transferSignature, transfer)),
+  );
+}
+
+/** `?transfer=<signature>` when the address needs one, else the empty string. */
+export const transferQuery = (transfer: string | null): string =>
+  transfer === null ? '' : `?transfer=${encodeURIComponent(transfer)}`;
+
+/** The Blink (Solana Action) URL of a request: `{PUBLIC_BASE_URL}/api/actions/{vault}/{nonce}[?transfer=…]`. */
+export function buildBlinkUrl(publicBaseUrl: string, address: OverrideAddress, action = ''): string {
+  return `${publicBaseUrl}/api/actions/${address.vault}/${address.nonce}${action}${transferQuery(address.transfer)}`;
+}
+
+/** The approval page a person opens from e-mail or chat: `{PUBLIC_BASE_URL}/overrides/{vault}/{nonce}[?transfer=…]`. */
+export function buildApprovalUrl(publicBaseUrl: string, address: OverrideAddress): string {
+  return `${publicBaseUrl}/overrides/${address.vault}/${address.nonce}${transferQuery(address.transfer)}`;
 }
 
 /** A pending override stays `pending` once expiresAt is reached, but is reported expired and cannot be approved. */
@@ -25,6 +49,9 @@ export interface OverrideRecord {
   vaultId: string;
   vaultAddress: string;
   nonce: bigint;
+  transferSignature: string | null;
+  addressSignature: string | null;
+  chainNonce: bigint | null;
   destination: string;
   amount: bigint;
   /** The block reason of the attempt that asked for it; null for overrides the owner requested. */
@@ -39,6 +66,10 @@ export interface OverrideResource {
   vaultId: string;
   vault: string;
   nonce: string;
+  /** The blocked transaction this request asks to let through (null: created on chain without one). */
+  transferSignature: string | null;
+  /** The nonce of its on-chain PendingOverride, once created (may differ from the announced nonce). */
+  chainNonce: string | null;
   destination: string;
   amount: string;
   blockReason: string | null;
@@ -54,11 +85,14 @@ export function toOverrideResource(
   record: OverrideRecord,
   context: { publicBaseUrl: string; now: Date },
 ): OverrideResource {
+  const address = { vault: record.vaultAddress, nonce: record.nonce, transfer: record.addressSignature };
   return {
     id: record.id,
     vaultId: record.vaultId,
     vault: record.vaultAddress,
     nonce: record.nonce.toString(),
+    transferSignature: record.transferSignature,
+    chainNonce: record.chainNonce === null ? null : record.chainNonce.toString(),
     destination: record.destination,
     amount: record.amount.toString(),
     blockReason: record.reason,
@@ -66,8 +100,8 @@ export function toOverrideResource(
     expiresAt: record.expiresAt.toISOString(),
     createdAt: record.createdAt.toISOString(),
     expired: isOverrideExpired(record.status, record.expiresAt, context.now),
-    blinkUrl: buildBlinkUrl(context.publicBaseUrl, record.vaultAddress, record.nonce),
-    approvalUrl: buildApprovalUrl(context.publicBaseUrl, record.vaultAddress, record.nonce),
+    blinkUrl: buildBlinkUrl(context.publicBaseUrl, address),
+    approvalUrl: buildApprovalUrl(context.publicBaseUrl, address),
   };
 }
 

@@ -15,6 +15,7 @@ export interface PageRow {
   block_reason: string | null;
   ts: string;
   nonce: string | null;
+  override_transfer: string | null;
 }
 
 /** A vault page row: the vault's counters, then a transaction (its columns null when the window is empty). */
@@ -36,11 +37,13 @@ export interface PageShape {
   deferred: boolean;
 }
 
-// The override's nonce is looked up only for rows that have one (few do), not joined for every row.
+// The override's address is looked up only for rows that have one (few do), not joined for every row.
 const columns = (vaultAddress: boolean) => `t.id, t.signature, t.destination, t.amount::text as amount,
   t.fee_collected::text as fee_collected, t.status, t.block_reason, ${isoTimestamp('t.timestamp')} as ts,
   case when t.override_id is not null
-    then (select o.nonce::text from overrides o where o.id = t.override_id) end as nonce
+    then (select o.nonce::text from overrides o where o.id = t.override_id) end as nonce,
+  case when t.override_id is not null
+    then (select o.address_signature from overrides o where o.id = t.override_id) end as override_transfer
   ${vaultAddress ? ', (select v.address from vaults v where v.id = t.vault_id) as vault_address' : ''}`;
 
 function window(

@@ -38,6 +38,7 @@ const recordColumns = {
   blockReason: transactions.blockReason,
   timestamp: transactions.timestamp,
   overrideNonce: overrides.nonce,
+  overrideTransfer: overrides.addressSignature,
 };
 
 function toRecord(row: PageRow): TransactionRecord {
@@ -52,6 +53,7 @@ function toRecord(row: PageRow): TransactionRecord {
     blockReason: row.block_reason,
     timestamp: row.ts,
     overrideNonce: row.nonce,
+    overrideTransfer: row.override_transfer,
   };
 }
 

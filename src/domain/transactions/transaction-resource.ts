@@ -16,6 +16,8 @@ export interface TransactionRecord {
   timestamp: Date | string;
   /** The nonce of the override a blocked attempt asked for (null when it asked for none). */
   overrideNonce: bigint | string | null;
+  /** The signature in its override's address, when the override is not the first of its nonce. */
+  overrideTransfer: string | null;
 }
 
 export interface TransactionResource {
@@ -49,7 +51,7 @@ export function buildExplorerUrl(signature: string, cluster: SolanaCluster): str
 
 /**
  * A list item (and the `transaction.*` webhook object): signature null for blocked and pending items
- * (DECISIONS §4). Fields that do not apply are left out, not null; blockReason is null unless blocked.
+ * (docs/BEHAVIOUR.md, Formats). Fields that do not apply are left out, not null; blockReason is null unless blocked.
  */
 export function toTransactionResource(
   record: TransactionRecord,
@@ -68,7 +70,11 @@ export function toTransactionResource(
   };
   if (record.status === 'executed') resource.feeCollected = String(record.feeCollected ?? 0n);
   if (blocked && record.overrideNonce !== null) {
-    resource.blinkUrl = buildBlinkUrl(links.publicBaseUrl, record.vaultAddress, record.overrideNonce);
+    resource.blinkUrl = buildBlinkUrl(links.publicBaseUrl, {
+      vault: record.vaultAddress,
+      nonce: record.overrideNonce,
+      transfer: record.overrideTransfer,
+    });
   }
   return resource;
 }

@@ -105,7 +105,21 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
     return row;
   }
 
-  function assertActive(webhook: { active: boolean; disabledReason: string | null }): void {
+  /** Sendable: active, and confirmed by its recipient when it is an e-mail address. */
+  function assertActive(webhook: {
+    active: boolean;
+    verified: boolean;
+    disabledReason: string | null;
+  }): void {
+    if (!webhook.verified) {
+      throw new AppError(
+        'WEBHOOK_NOT_VERIFIED',
+        'The e-mail address has not confirmed this subscription yet',
+        {
+          reason: 'not_verified',
+        },
+      );
+    }
     if (!webhook.active) {
       throw new AppError('WEBHOOK_DISABLED', 'Webhook is disabled; re-enable it first', {
         reason: webhook.disabledReason,

@@ -31,13 +31,13 @@ function payloadTail(event: string, timestamp: string, data: Record<string, unkn
   return JSON.stringify({ event, timestamp, data }).slice(1);
 }
 
-/** Writes one pending delivery per active matching subscription; returns how many were written. */
+/** Writes one pending delivery per active, verified matching subscription (an unconfirmed address gets nothing, not even later); returns how many were written. */
 export async function enqueueWebhookEvent(db: Queryable, input: OutboxEvent): Promise<number> {
   const tail = payloadTail(input.event, input.timestamp, input.data);
   const result = (await db.execute(sql`
     with matching as (
       select id as webhook_id, gen_random_uuid() as id from webhooks
-      where active
+      where active and verified
         and ${input.event} = any(events)
         and (vault_id = ${input.vaultId} or (vault_id is null and owner = ${input.authority}))
     )

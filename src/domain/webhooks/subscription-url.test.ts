@@ -96,6 +96,35 @@ describe('subscription URLs', () => {
     rejects('http://169.254.169.254/', open, /metadata/);
   });
 
+  it('refuses trailing-dot names always, and localhost-family and metadata names', () => {
+    for (const url of [
+      'https://localhost./',
+      'https://metadata.google.internal./',
+      'https://example.com./',
+    ]) {
+      rejects(url, strict, /dot/);
+      rejects(url, open, /dot/);
+    }
+    for (const host of [
+      'localhost',
+      'LOCALHOST',
+      'api.localhost',
+      'localhost.localdomain',
+      'localhost6',
+      'ip6-localhost',
+      'printer.local',
+      'db.internal',
+      'router.home.arpa',
+    ]) {
+      rejects(`https://${host}/`, strict, /public host/);
+    }
+    rejects('https://metadata.google.internal/', open, /metadata/);
+    assert.equal(
+      parseSubscriptionUrl('https://localhost.example.com/', strict),
+      'https://localhost.example.com/',
+    );
+  });
+
   it('accepts mailto: with one address only when e-mail is configured', () => {
     rejects('mailto:owner@example.com', strict, /SMTP_URL/);
     assert.equal(parseSubscriptionUrl('mailto:owner@example.com', open), 'mailto:owner@example.com');

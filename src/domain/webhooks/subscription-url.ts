@@ -32,13 +32,40 @@ export function parseSubscriptionUrl(raw: string, policy: UrlPolicy): string {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw fail('must be an https:// or mailto: URL');
   if (url.username !== '' || url.password !== '') throw fail('must not contain credentials');
-  const host = unbracketHost(url.hostname);
+  const host = unbracketHost(url.hostname).toLowerCase();
   if (host === '') throw fail('must name a host');
-  const isLocalName = host === 'localhost' || host.endsWith('.localhost') || !host.includes('.');
-  if (!policy.allowPrivateUrls && isIP(host) === 0 && isLocalName) throw fail('must name a public host');
+  // `localhost.` and `metadata.google.internal.` resolve like their dotless forms but slip past name lists.
+  if (host.endsWith('.')) throw fail('must not end with a dot');
+  if (isIP(host) === 0 && isMetadataName(host)) throw fail('must not name a cloud metadata endpoint');
+  if (!policy.allowPrivateUrls && isIP(host) === 0 && isLocalName(host)) {
+    throw fail('must name a public host');
+  }
   const refused = isIP(host) === 0 ? null : refusalReason(host, policy.allowPrivateUrls);
   if (refused !== null) throw fail(`must not point at a non-public address (${refused})`);
   return url.toString();
+}
+
+const LOCAL_NAMES = new Set(['localhost', 'localhost.localdomain', 'localhost6', 'localhost6.localdomain6']);
+const LOCAL_SUFFIXES = ['.localhost', '.localdomain', '.local', '.internal', '.home.arpa', '.lan'];
+const METADATA_NAMES = new Set([
+  'metadata',
+  'metadata.google.internal',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
+
+/** Names that resolve on the host or inside a private network, never to a public receiver. */
+function isLocalName(host: string): boolean {
+  return (
+    LOCAL_NAMES.has(host) ||
+    host.startsWith('ip6-') ||
+    !host.includes('.') ||
+    LOCAL_SUFFIXES.some((suffix) => host.endsWith(suffix))
+  );
+}
+
+function isMetadataName(host: string): boolean {
+  return METADATA_NAMES.has(host);
 }
 
 function parseMailto(url: URL, fail: (message: string) => Error): string {

@@ -2,12 +2,21 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { AppError, validationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Database } from '../../storage/database.js';
+import type { Database, Queryable } from '../../storage/database.js';
 import { vaults, type WebhookRow, webhooks } from '../../storage/schema/index.js';
 import { assertVaultOwner } from '../auth/ownership.js';
+import {
+  type ConfirmationMail,
+  type ConfirmationMailer,
+  confirmSubscription,
+  createConfirmation,
+  isConfirmationUsable,
+  lockKey,
+} from './confirmations.js';
 import type { WebhookEvent } from './events.js';
+import type { SecretBox } from './secret-box.js';
 import { generateWebhookSecret } from './signatures.js';
-import { parseSubscriptionUrl, type UrlPolicy } from './subscription-url.js';
+import { mailtoAddress, parseSubscriptionUrl, type UrlPolicy } from './subscription-url.js';
 
 export const MAX_WEBHOOKS_PER_OWNER = 100;
 /** How long the secret before a rotation keeps signing alongside the new one. */
@@ -19,6 +28,8 @@ export interface Webhook {
   events: string[];
   vault: string | null;
   active: boolean;
+  /** False for a `mailto:` address whose recipient has not confirmed yet; nothing is sent until then. */
+  verified: boolean;
   disabledReason: string | null;
   createdAt: string;
   updatedAt: string;
@@ -32,6 +43,11 @@ export interface WebhookServiceDeps {
   readonly db: Database;
   readonly clock: Clock;
   readonly urlPolicy: UrlPolicy;
+  readonly secretBox: SecretBox;
+  /** Sends `mailto:` confirmation mails; null when e-mail is not configured. */
+  readonly mailer: ConfirmationMailer | null;
+  /** Origin of the confirmation links. */
+  readonly publicBaseUrl: string;
 }
 
 export interface PageQuery {
@@ -61,6 +77,7 @@ export function toWebhook(row: OwnedRow): Webhook {
     events: row.events,
     vault: row.vaultAddress,
     active: row.active,
+    verified: row.verified,
     disabledReason: row.disabledReason,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -98,6 +115,14 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     return vault;
   }
 
+  function confirm(tx: Queryable, webhookId: string, address: string, now: Date) {
+    return createConfirmation(tx, { webhookId, address, now, publicBaseUrl: deps.publicBaseUrl });
+  }
+
+  async function sendMail(mail: ConfirmationMail | null): Promise<void> {
+    if (mail !== null) await deps.mailer?.send(mail);
+  }
+
   return {
     findOwned,
 
@@ -107,29 +132,45 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     ): Promise<WebhookWithSecret> {
       const url = parseSubscriptionUrl(input.url, deps.urlPolicy);
       const vault = input.vault === undefined ? null : await findVaultOwnedBy(owner, input.vault);
-      const [existing] = await db.select({ n: count() }).from(webhooks).where(eq(webhooks.owner, owner));
-      if ((existing?.n ?? 0) >= MAX_WEBHOOKS_PER_OWNER) {
-        throw validationError(
-          [{ path: 'body', message: `an owner may have at most ${MAX_WEBHOOKS_PER_OWNER} webhooks` }],
-          'Too many webhooks',
-        );
-      }
       const now = clock.now();
       const secret = generateWebhookSecret();
-      const [row] = await db
-        .insert(webhooks)
-        .values({
-          owner,
-          vaultId: vault?.id ?? null,
-          url,
-          events: [...new Set(input.events)],
-          secret,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      return { ...toWebhook({ ...row!, vaultAddress: vault?.address ?? null }), secret };
+      const address = mailtoAddress(url);
+      const { row, mail } = await db.transaction(async (tx) => {
+        // Concurrent creates of one owner queue here, so the cap holds on PostgreSQL too.
+        await lockKey(tx, `vaultkeeper:webhooks:${owner}`);
+        const [existing] = await tx.select({ n: count() }).from(webhooks).where(eq(webhooks.owner, owner));
+        if ((existing?.n ?? 0) >= MAX_WEBHOOKS_PER_OWNER) {
+          throw validationError(
+            [{ path: 'body', message: `an owner may have at most ${MAX_WEBHOOKS_PER_OWNER} webhooks` }],
+            'Too many webhooks',
+          );
+        }
+        const [inserted] = await tx
+          .insert(webhooks)
+          .values({
+            owner,
+            vaultId: vault?.id ?? null,
+            url,
+            events: [...new Set(input.events)],
+            secret: deps.secretBox.seal(secret),
+            verified: address === null,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning();
+        const confirmation = address === null ? null : await confirm(tx, inserted!.id, address, now);
+        return { row: inserted!, mail: confirmation };
+      });
+      await sendMail(mail);
+      return { ...toWebhook({ ...row, vaultAddress: vault?.address ?? null }), secret };
     },
+
+    /** Read only, for the page a confirmation link opens. */
+    isConfirmationUsable: (token: string) => isConfirmationUsable(db, token, clock.now()),
+
+    /** Uses a confirmation link; false when it cannot confirm anything (any reason). */
+    confirmSubscription: (token: string) =>
+      db.transaction((tx) => confirmSubscription(tx, token, clock.now())),
 
     async listWebhooks(
       owner: string,
@@ -166,16 +207,25 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       if (input.url === undefined && input.events === undefined && input.active === undefined) {
         throw validationError([{ path: 'body', message: 'give at least one of url, events, active' }]);
       }
-      const changes: Partial<typeof webhooks.$inferInsert> = { updatedAt: clock.now() };
-      if (input.url !== undefined) changes.url = parseSubscriptionUrl(input.url, deps.urlPolicy);
+      const now = clock.now();
+      const changes: Partial<typeof webhooks.$inferInsert> = { updatedAt: now };
+      const url = input.url === undefined ? undefined : parseSubscriptionUrl(input.url, deps.urlPolicy);
+      // A new address must be confirmed again; an https URL needs no confirmation.
+      const address = url === undefined || url === current.url ? null : mailtoAddress(url);
+      if (url !== undefined && url !== current.url)
+        Object.assign(changes, { url, verified: address === null });
       if (input.events !== undefined) changes.events = [...new Set(input.events)];
       if (input.active === true && !current.active) {
         Object.assign(changes, { active: true, disabledReason: null, failingSince: null });
       } else if (input.active === false && current.active) {
         Object.assign(changes, { active: false, disabledReason: 'disabled by owner' });
       }
-      const [row] = await db.update(webhooks).set(changes).where(eq(webhooks.id, id)).returning();
-      return toWebhook({ ...row!, vaultAddress: current.vaultAddress });
+      const { row, mail } = await db.transaction(async (tx) => {
+        const [updated] = await tx.update(webhooks).set(changes).where(eq(webhooks.id, id)).returning();
+        return { row: updated!, mail: address === null ? null : await confirm(tx, id, address, now) };
+      });
+      await sendMail(mail);
+      return toWebhook({ ...row, vaultAddress: current.vaultAddress });
     },
 
     async deleteWebhook(owner: string, id: string): Promise<void> {
@@ -193,7 +243,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         .set({
           previousSecret: sql`${webhooks.secret}`,
           previousSecretExpiresAt: new Date(now.getTime() + SECRET_OVERLAP_MS),
-          secret,
+          secret: deps.secretBox.seal(secret),
           updatedAt: now,
         })
         .where(eq(webhooks.id, id))

@@ -1,4 +1,4 @@
-// Per-client-IP budgets (DECISIONS §10): every limited request spends from its category and from the
+// Per-client-IP budgets (README, Rate limits): every limited request spends from its category and from the
 // overall budget; the tighter of the two sets the headers and the 429.
 import { createRequire } from 'node:module';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
@@ -51,22 +51,42 @@ const RedisStore = require('@fastify/rate-limit/store/RedisStore') as new (
   nameSpace: string,
 ) => CounterStore;
 
-// In-process counters belong to the in-process cache, so apps sharing one cache share one budget, as
+// In-process counters belong to the cache object, so apps sharing one cache share one budget, as
 // instances sharing one Redis do.
 const localStores = new WeakMap<Cache, CounterStore>();
 
-/** Counters live next to the cache: in Redis (shared by every instance) or in this process. */
-export function getCounterStore(cache: Cache): CounterStore {
-  if (cache.kind === 'redis') {
-    const { client, prefix } = cache as RedisCache;
-    return new RedisStore(false, false, client, `${prefix}rl:`);
-  }
+function localStoreOf(cache: Cache): CounterStore {
   let store = localStores.get(cache);
   if (store === undefined) {
     store = new LocalStore(false, false, LOCAL_STORE_ENTRIES);
     localStores.set(cache, store);
   }
   return store;
+}
+
+/**
+ * Counters live next to the cache: in Redis (shared by every instance) or in this process. Redis
+ * counters fall back to this process's own whenever Redis cannot answer (not connected, or a command
+ * fails), so an outage leaves per-process budgets, never none; `onSharedStoreError` hears of each.
+ */
+export function getCounterStore(cache: Cache, onSharedStoreError?: (error: Error) => void): CounterStore {
+  const local = localStoreOf(cache);
+  if (cache.kind !== 'redis') return local;
+  const { client, prefix } = cache as RedisCache;
+  const shared = new RedisStore(false, false, client, `${prefix}rl:`);
+  return {
+    incr(key, done, timeWindow, max) {
+      const fallBack = (error: Error) => {
+        onSharedStoreError?.(error);
+        local.incr(key, done, timeWindow, max);
+      };
+      if (client.status !== 'ready') {
+        fallBack(new Error('redis is not connected'));
+        return;
+      }
+      shared.incr(key, (error, result) => (error ? fallBack(error) : done(null, result)), timeWindow, max);
+    },
+  };
 }
 
 export function getRateLimitCategory(request: FastifyRequest): RateLimitCategory {
@@ -107,7 +127,15 @@ export const rateLimitPlugin = fp<RateLimitPluginOptions>(
       }
     });
 
-    const store = getCounterStore(deps.cache);
+    let lastWarningAt = Number.NEGATIVE_INFINITY;
+    const onSharedStoreError = (error: Error) => {
+      deps.metrics.rateLimitStoreErrors.inc();
+      const now = deps.clock.now().getTime();
+      if (now - lastWarningAt < STORE_WARNING_INTERVAL_MS) return;
+      lastWarningAt = now;
+      app.log.warn({ err: error.message }, 'rate-limit store unavailable; per-process budgets apply');
+    };
+    const store = getCounterStore(deps.cache, onSharedStoreError);
     await app.register(rateLimit, {
       global: false,
       store: class {
@@ -128,18 +156,6 @@ export const rateLimitPlugin = fp<RateLimitPluginOptions>(
       ]),
     ) as Record<Budget, ReturnType<FastifyInstance['createRateLimit']>>;
 
-    let lastWarningAt = Number.NEGATIVE_INFINITY;
-    const failOpen = (request: FastifyRequest, error: unknown) => {
-      deps.metrics.rateLimitStoreErrors.inc();
-      const now = deps.clock.now().getTime();
-      if (now - lastWarningAt < STORE_WARNING_INTERVAL_MS) return;
-      lastWarningAt = now;
-      request.log.warn(
-        { err: (error as Error).message },
-        'rate-limit store unavailable; requests pass unlimited',
-      );
-    };
-
     const spend = async (budget: Budget, request: FastifyRequest): Promise<Spend | null> => {
       const result = await limiters[budget](request);
       if (result.isAllowed) return null;
@@ -154,18 +170,11 @@ export const rateLimitPlugin = fp<RateLimitPluginOptions>(
 
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       if (request.routeOptions.config?.rateLimit === false) return;
-      let spends: Spend[];
-      try {
-        const both = await Promise.all([
-          spend(getRateLimitCategory(request), request),
-          spend('overall', request),
-        ]);
-        spends = both.filter((s): s is Spend => s !== null);
-      } catch (error) {
-        // A store outage must not become an error for callers: pass the request, count it.
-        failOpen(request, error);
-        return;
-      }
+      const both = await Promise.all([
+        spend(getRateLimitCategory(request), request),
+        spend('overall', request),
+      ]);
+      const spends = both.filter((s): s is Spend => s !== null);
       if (spends.length === 0) return;
       const binding = tightest(spends);
       reply.header('x-ratelimit-limit', binding.max);

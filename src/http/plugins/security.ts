@@ -1,9 +1,12 @@
 // Security headers on every response, computed once per policy rather than per request: a JSON API
 // whose Blink icon and Action endpoints are fetched from other origins, the docs UI, and the owner pages
 // (routes name their own Content-Security-Policy with `config.contentSecurityPolicy`).
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { validationError } from '../../errors.js';
+import { type ErrorCode, validationError } from '../../errors.js';
+import { HTTP_STATUS_BY_CODE } from '../error-codes.js';
 import { sendError } from '../error-handler.js';
 
 /** A Content-Security-Policy as directive name → sources. */
@@ -84,6 +87,36 @@ export function sendFrameworkError(
   reply.headers(API_SECURITY_HEADERS).header('x-request-id', request.id);
   const problem = URL_PROBLEMS[error.code];
   return sendError(request, reply, problem ? validationError([{ path: 'url', message: problem }]) : error);
+}
+
+/**
+ * Fastify's clientErrorHandler: Node reports a request not fully received within the request timeout
+ * (or one it cannot parse) on the socket. Answer with the envelope and our headers, unless a response
+ * has already begun, then close the socket either way.
+ */
+export function createClientErrorHandler(requestTimeoutMs: number) {
+  return (error: NodeJS.ErrnoException, socket: Duplex): void => {
+    const response = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE' && socket.writable && !response?.headersSent) {
+      const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+      const code: ErrorCode = timedOut ? 'REQUEST_TIMEOUT' : 'VALIDATION_ERROR';
+      const body = JSON.stringify({
+        error: timedOut
+          ? `The request was not received in full within ${requestTimeoutMs / 1000} s`
+          : 'Malformed HTTP request',
+        code,
+        details: timedOut ? { timeoutMs: requestTimeoutMs } : {},
+      });
+      const status = HTTP_STATUS_BY_CODE[code];
+      const headers = { ...API_SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8' };
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${Object.entries(headers)
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('')}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
 }
 
 export interface SecurityPluginOptions {

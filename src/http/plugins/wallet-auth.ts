@@ -65,7 +65,11 @@ export const walletAuthPlugin = fp<{ walletAuth: WalletAuth }>(
       });
       appendRouteHook(route, 'preValidation', async (request: FastifyRequest) => {
         if (mode === 'optional' && !hasWalletHeaders(request)) return;
-        request.wallet = await walletAuth.authenticate(readWalletHeaders(request));
+        request.wallet = await walletAuth.authenticate(readWalletHeaders(request), {
+          method: request.method,
+          target: request.url,
+          body: request.rawBody,
+        });
       });
     });
   },

@@ -19,6 +19,7 @@ import {
   ActionMetadataResponse,
   ActionParams,
   ActionPostBody,
+  ActionQuery,
   ActionsJson,
   actionErrors,
   CompletedAction,
@@ -76,7 +77,13 @@ export const actionsRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
     },
     async (_request, reply) => {
       reply.header('cache-control', 'public, max-age=3600');
-      return { rules: [{ pathPattern: '/api/actions/**', apiPath: '/api/actions/**' }] };
+      return {
+        rules: [
+          { pathPattern: '/api/actions/**', apiPath: '/api/actions/**' },
+          // An approval page unfurls as its Blink (a `?transfer=` query is carried over).
+          { pathPattern: '/overrides/*/*', apiPath: '/api/actions/*/*' },
+        ],
+      };
     },
   );
   await app.register(actionRoutes, { actions, prefix: '/api/actions' });
@@ -124,10 +131,11 @@ const actionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = asyn
         tags: TAGS,
         summary: 'Blink metadata of an override: approve or reject a blocked transfer',
         params: ActionParams,
+        querystring: ActionQuery,
         response: { 200: ActionMetadataResponse, ...actionErrors() },
       },
     },
-    async (request) => actions.getAction(request.params.vault, request.params.nonce),
+    async (request) => actions.getAction(addressOf(request)),
   );
 
   app.post(
@@ -140,11 +148,12 @@ const actionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = asyn
         description:
           'Wallet-auth headers are optional (wallets send only `account`); when present they must name `account`.',
         params: ActionParams,
+        querystring: ActionQuery,
         body: ActionPostBody,
         response: { 200: TransactionResponse, ...actionErrors(401, 403, 409, 503) },
       },
     },
-    async (request) => actions.approve(request.params.vault, request.params.nonce, decision(request)),
+    async (request) => actions.approve(addressOf(request), decision(request)),
   );
 
   app.post(
@@ -155,11 +164,12 @@ const actionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = asyn
         tags: TAGS,
         summary: 'Reject the override: at once with wallet-auth headers, else through a signed message',
         params: ActionParams,
+        querystring: ActionQuery,
         body: ActionPostBody,
         response: { 200: RejectResponse, ...actionErrors(401, 403, 409) },
       },
     },
-    async (request) => actions.reject(request.params.vault, request.params.nonce, decision(request)),
+    async (request) => actions.reject(addressOf(request), decision(request)),
   );
 
   app.post(
@@ -170,13 +180,21 @@ const actionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = asyn
         tags: TAGS,
         summary: 'Second step of the sign-message rejection: verify the signature, then reject',
         params: ActionParams,
+        querystring: ActionQuery,
         body: ConfirmRejectBody,
         response: { 200: CompletedAction, ...actionErrors(401, 403, 409) },
       },
     },
-    async (request) => actions.confirmReject(request.params.vault, request.params.nonce, request.body),
+    async (request) => actions.confirmReject(addressOf(request), request.body),
   );
 };
+
+function addressOf(request: {
+  params: { vault: string; nonce: string };
+  query: { transfer?: string | undefined };
+}) {
+  return { vault: request.params.vault, nonce: request.params.nonce, transfer: request.query.transfer };
+}
 
 function decision(request: { body: { account: string }; wallet: string | null }) {
   return { account: request.body.account, wallet: request.wallet };

@@ -1,14 +1,39 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { Address, errorResponses } from '../schemas/common.js';
+import { SharedLinkQuery } from './overrides.schemas.js';
 
 export const ActionParams = Type.Object({
   vault: Address('vault address (the VaultConfig PDA)'),
-  nonce: Type.String({ pattern: '^[0-9]{1,20}$', description: 'override nonce (u64, decimal)' }),
+  nonce: Type.String({
+    pattern: '^[0-9]{1,20}$',
+    description: 'the override nonce its blocked transfer announced (u64, decimal)',
+  }),
 });
 
+export const ActionQuery = SharedLinkQuery;
+
+/** The Actions ActionPostRequest: wallets add `type` (and `data` for forms); other fields are ignored. */
 export const ActionPostBody = Type.Object(
-  { account: Address('the wallet that signs: must be the vault authority') },
-  { additionalProperties: false },
+  {
+    account: Address('the wallet that signs: must be the vault authority'),
+    type: Type.Optional(
+      Type.Union(
+        [
+          Type.Literal('transaction'),
+          Type.Literal('message'),
+          Type.Literal('post'),
+          Type.Literal('external-link'),
+        ],
+        { description: 'the linked action type the client followed (Actions ActionPostRequest)' },
+      ),
+    ),
+    data: Type.Optional(
+      Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]), {
+        description: 'form values (Actions ActionPostRequest); these Actions take none',
+      }),
+    ),
+  },
+  { additionalProperties: true },
 );
 
 const ActionError = Type.Object({ message: Type.String() });
@@ -73,6 +98,7 @@ export const RejectResponse = Type.Union([PostResponse, SignMessageResponse], {
 export const ConfirmRejectBody = Type.Object(
   {
     account: Address('the vault authority that signed'),
+    type: Type.Optional(Type.String({ maxLength: 32, description: 'ignored' })),
     signature: Type.String({ minLength: 1, maxLength: 128, description: 'base58 ed25519 signature' }),
     data: Type.Union([SignMessageData, Type.String({ maxLength: 2000 })], {
       description: 'the SignMessageData that was signed (or its text)',

@@ -7,7 +7,7 @@ import { createReadCache } from '../../domain/read-cache.js';
 import { errorResponses } from '../schemas/common.js';
 import { AnalyticsQuery, AnalyticsResponse, RealtimeQuery, RealtimeResponse } from './analytics.schemas.js';
 
-/** Analytics are cached 5 minutes (DECISIONS §9); realtime figures never. */
+/** Analytics are cached 5 minutes (docs/BEHAVIOUR.md, Caching); realtime figures never. */
 export const ANALYTICS_CACHE_CONTROL = 'public, max-age=300';
 const CHAIN_TIMEOUT_MS = 3_000;
 

@@ -1,10 +1,49 @@
 import type { OutgoingHttpHeaders } from 'node:http';
+import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppDeps } from '../../app-deps.js';
 import { createEventFeed, type FeedEvent } from '../../domain/events/event-feed.js';
+import { AppError } from '../../errors.js';
 import { EventStreamHeaders, EventStreamQuery } from './events.schemas.js';
 
 const HEARTBEAT_MS = 15_000;
+/** Open streams one client address may hold at once. */
+export const STREAMS_PER_CLIENT = 5;
+/** What a refused client is told to wait before trying again. */
+const STREAM_RETRY_AFTER_SECONDS = 5;
+
+/** Counts open streams per client address and in all; a slot is taken before the stream opens. */
+function createStreamSlots(perClient: number, total: number) {
+  const byClient = new Map<string, number>();
+  let open = 0;
+  return {
+    /** Takes a slot for `client`; returns a release function (safe to call twice), or throws 429. */
+    acquire(client: string): () => void {
+      const held = byClient.get(client) ?? 0;
+      if (held >= perClient || open >= total) {
+        const clientFull = held >= perClient;
+        throw new AppError(
+          'RATE_LIMIT_EXCEEDED',
+          clientFull
+            ? `At most ${perClient} event streams per client address may be open at once`
+            : 'The service holds as many event streams as it allows; retry after the time in Retry-After',
+          { limit: clientFull ? perClient : total, retryAfter: STREAM_RETRY_AFTER_SECONDS },
+        );
+      }
+      byClient.set(client, held + 1);
+      open += 1;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        open -= 1;
+        const left = (byClient.get(client) ?? 1) - 1;
+        if (left === 0) byClient.delete(client);
+        else byClient.set(client, left);
+      };
+    },
+  };
+}
 
 const frame = (event: FeedEvent) => `id: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`;
 
@@ -13,6 +52,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; pollInterva
   { deps, pollIntervalMs },
 ) => {
   const feed = createEventFeed({ storage: deps.storage, ...(pollIntervalMs ? { pollIntervalMs } : {}) });
+  const slots = createStreamSlots(STREAMS_PER_CLIENT, deps.config.sseMaxStreams);
   const open = new Set<() => void>();
   // preClose: open streams must end before the server can finish closing.
   app.addHook('preClose', async () => {
@@ -32,6 +72,16 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; pollInterva
       },
     },
     async (request, reply) => {
+      let release: () => void;
+      try {
+        release = slots.acquire(normalizeIP(request.ip || 'unknown'));
+      } catch (error) {
+        reply.header('retry-after', STREAM_RETRY_AFTER_SECONDS);
+        throw error;
+      }
+      // Released when the stream ends, or when the client leaves before it opens.
+      request.raw.once('close', release);
+      if (request.socket.destroyed) release();
       const vault = request.query.vault ?? null;
       const given = request.headers['last-event-id'];
       // Without Last-Event-ID the stream starts at the newest event now; with it, right after that id.
@@ -61,6 +111,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; pollInterva
       const unsubscribe = feed.subscribe((event) => (replaying ? held.push(event) : send(event)));
       const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);
       const end = () => {
+        release();
         clearInterval(heartbeat);
         unsubscribe();
         open.delete(end);
@@ -68,6 +119,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; pollInterva
       };
       open.add(end);
       request.raw.once('close', end);
+      if (request.socket.destroyed) end();
       try {
         for (const event of await feed.listSince(startAfter, vault)) send(event);
       } finally {

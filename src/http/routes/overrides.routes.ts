@@ -4,7 +4,13 @@ import { createOverrideReadService } from '../../domain/overrides/override-reads
 import { createReadCache } from '../../domain/read-cache.js';
 import { errorResponses } from '../schemas/common.js';
 import { strictValidatorCompiler } from '../validator.js';
-import { Override, OverrideList, OverrideListQuery, OverrideParams } from './overrides.schemas.js';
+import {
+  Override,
+  OverrideAddressQuery,
+  OverrideList,
+  OverrideListQuery,
+  OverrideParams,
+} from './overrides.schemas.js';
 import { TRANSACTION_CACHE_CONTROL } from './transactions.routes.js';
 
 export const overrideRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
@@ -42,13 +48,16 @@ export const overrideRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
     {
       schema: {
         tags: ['overrides'],
-        summary: 'One override of a vault by its nonce',
+        summary:
+          'One approval request of a vault by its address: nonce, and ?transfer= for all but the first',
         params: OverrideParams,
+        querystring: OverrideAddressQuery,
         response: { 200: Override, ...errorResponses(404) },
       },
     },
     async (request, reply) => {
-      const override = await overrides.getOverride(request.params.vault, request.params.nonce);
+      const { vault, nonce } = request.params;
+      const override = await overrides.getOverride(vault, nonce, request.query.transfer);
       return reply.header('cache-control', TRANSACTION_CACHE_CONTROL).send(override);
     },
   );

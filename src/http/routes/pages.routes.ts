@@ -8,6 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppDeps } from '../../app-deps.js';
 import { AppError } from '../../errors.js';
+import { SharedLinkQuery } from './overrides.schemas.js';
 import { AssetParams, AssetQuery, HtmlPage, OverridePageParams, VaultPageParams } from './pages.schemas.js';
 
 /** Scripts, styles and connections from this origin only; wallet icons arrive as data: images. */
@@ -91,6 +92,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (
         tags: ['pages'],
         summary: 'Approval page of an override: review, then approve or reject with a browser wallet',
         params: OverridePageParams,
+        querystring: SharedLinkQuery,
         response: { 200: HtmlPage },
       },
     },

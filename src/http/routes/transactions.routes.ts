@@ -12,7 +12,7 @@ import {
   TransactionParams,
 } from './transactions.schemas.js';
 
-/** Transaction reads are cached 30 seconds (DECISIONS §9); clients may keep them as long. */
+/** Transaction reads are cached 30 seconds (docs/BEHAVIOUR.md, Caching); clients may keep them as long. */
 export const TRANSACTION_CACHE_CONTROL = 'public, max-age=30';
 
 export const transactionRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {

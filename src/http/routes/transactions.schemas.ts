@@ -1,13 +1,7 @@
-import { Format, Type } from '@fastify/type-provider-typebox';
-import { base58DecodedLength } from '../../lib/base58.js';
+import { Type } from '@fastify/type-provider-typebox';
 import { TRANSACTION_STATUSES } from '../../storage/schema/transactions.js';
-import { Address, Lamports, Pagination, PaginationQuery, Timestamp } from '../schemas/common.js';
+import { Address, Lamports, Pagination, PaginationQuery, Signature, Timestamp } from '../schemas/common.js';
 import { NullableString, StringEnum } from '../schemas/json-types.js';
-
-Format.Set(
-  'solana-signature',
-  (value) => value.length >= 64 && value.length <= 88 && base58DecodedLength(value) === 64,
-);
 
 export const TransactionListQuery = Type.Object(
   {
@@ -20,12 +14,7 @@ export const TransactionListQuery = Type.Object(
 );
 
 export const TransactionParams = Type.Object({
-  signature: Type.String({
-    format: 'solana-signature',
-    minLength: 64,
-    maxLength: 88,
-    description: 'base58 transaction signature',
-  }),
+  signature: Signature(),
 });
 
 export const TransactionDetailQuery = Type.Object(

@@ -1,4 +1,5 @@
-// Protected vault writes: POST builds a vault's creation transaction, PATCH renames and builds updates.
+// Protected vault writes: POST builds a vault's creation transaction, PATCH /api/vaults/:address (the vault
+// address or its record uuid, the same parameter as the read) renames and builds updates.
 // The route composes the chain's PDA and instruction builders into the domain's transaction port.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Address, address } from '@solana/kit';
@@ -63,7 +64,7 @@ export const vaultWriteRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = as
   );
 
   app.patch(
-    '/api/vaults/:id',
+    '/api/vaults/:address',
     {
       config: { auth: 'required', rateLimitCategory: 'write' },
       schema: {
@@ -74,7 +75,7 @@ export const vaultWriteRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = as
         response: { 200: UpdateVaultResponse, ...errorResponses(401, 403, 404, 503) },
       },
     },
-    async (request) => vaultWrites.updateVault(request.wallet!, request.params.id, request.body),
+    async (request) => vaultWrites.updateVault(request.wallet!, request.params.address, request.body),
   );
 };
 

@@ -35,14 +35,8 @@ export const CreateVaultResponse = Type.Object({
   message: Type.String(),
 });
 
-export const UpdateVaultParams = Type.Object({
-  id: Type.String({
-    format: 'vault-id',
-    minLength: 32,
-    maxLength: 44,
-    description: 'the vault address (VaultConfig PDA) or the record uuid',
-  }),
-});
+/** The same `address` path parameter as the vault read, so `/api/vaults/{address}` has one name. */
+export { VaultParams as UpdateVaultParams } from './vaults.schemas.js';
 
 export const UpdateVaultBody = Type.Object(
   {

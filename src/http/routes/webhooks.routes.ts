@@ -1,8 +1,10 @@
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { AppDeps } from '../../app-deps.js';
 import { createDeliveryService } from '../../domain/webhooks/delivery-service.js';
+import { createSecretBox } from '../../domain/webhooks/secret-box.js';
 import { createWebhookService } from '../../domain/webhooks/webhook-service.js';
 import { errorResponses } from '../schemas/common.js';
+import { webhookConfirmationRoutes } from './webhook-confirmation.routes.js';
 import {
   CreateWebhookBody,
   DeliveriesQuery,
@@ -29,8 +31,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
       allowPrivateUrls: deps.config.webhookAllowPrivateUrls,
       emailEnabled: deps.config.smtpUrl !== null,
     },
+    secretBox: createSecretBox(deps.config.webhookSecretsKeys),
+    mailer: deps.confirmationMailer,
+    publicBaseUrl: deps.config.publicBaseUrl,
   });
   const deliveries = createDeliveryService({ db: deps.storage.db, clock: deps.clock, webhooks });
+  await app.register(webhookConfirmationRoutes, { webhooks });
 
   app.post(
     '/api/webhooks',
@@ -40,7 +46,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
         tags,
         summary: 'Subscribe a URL (or mailto:) to events; answers the signing secret once',
         body: CreateWebhookBody,
-        response: { 201: WebhookWithSecret, ...errorResponses(401, 403, 404) },
+        response: { 201: WebhookWithSecret, ...errorResponses(401, 403, 404, 429) },
       },
     },
     async (request, reply) =>
@@ -84,7 +90,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
         summary: 'Change url or events, or disable / re-enable a subscription (owner only)',
         params: WebhookIdParams,
         body: UpdateWebhookBody,
-        response: { 200: Webhook, ...errorResponses(401, 403, 404) },
+        response: { 200: Webhook, ...errorResponses(401, 403, 404, 429) },
       },
     },
     async (request) => webhooks.updateWebhook(request.wallet!, request.params.id, request.body),

@@ -28,6 +28,13 @@ const Url = Type.String({
     'https:// receiver (http:// only when private URLs are allowed), or mailto:address when SMTP is configured',
 });
 
+export const ConfirmationParams = Type.Object({
+  token: Type.String({
+    pattern: '^[A-Za-z0-9_-]{16,128}$',
+    description: 'the token of a confirmation e-mail',
+  }),
+});
+
 export const WebhookIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 export const DeliveryIdParams = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -58,6 +65,10 @@ const webhookFields = {
   events: Type.Array(Type.String()),
   vault: NullableString({ description: 'vault address; null = every vault of the owner' }),
   active: Type.Boolean(),
+  verified: Type.Boolean({
+    description:
+      'false for a mailto: address until its recipient confirms (nothing is sent before); always true for https',
+  }),
   disabledReason: NullableString({ description: 'why the subscription was disabled' }),
   createdAt: Timestamp(),
   updatedAt: Timestamp(),

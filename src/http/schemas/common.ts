@@ -1,8 +1,16 @@
 // Schemas shared by every route: the error envelope, pagination, addresses, lamports, timestamps.
 import { Format, Type } from '@fastify/type-provider-typebox';
 import { isSolanaAddress } from '../../lib/address.js';
+import { base58DecodedLength } from '../../lib/base58.js';
 
 Format.Set('solana-address', (value) => isSolanaAddress(value));
+Format.Set(
+  'solana-signature',
+  (value) => value.length >= 64 && value.length <= 88 && base58DecodedLength(value) === 64,
+);
+
+export const Signature = (description = 'base58 transaction signature') =>
+  Type.String({ format: 'solana-signature', minLength: 64, maxLength: 88, description });
 
 export const Address = (description = 'base58 32-byte public key') =>
   Type.String({ format: 'solana-address', minLength: 32, maxLength: 44, description });

@@ -1,3 +1,4 @@
+export * from './auth.js';
 export * from './chain.js';
 export * from './metrics.js';
 export * from './overrides.js';

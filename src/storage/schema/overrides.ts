@@ -6,7 +6,10 @@ import { vaults } from './vaults.js';
 export const OVERRIDE_STATUSES = ['pending', 'approved', 'rejected', 'executed'] as const;
 export type OverrideStatus = (typeof OVERRIDE_STATUSES)[number];
 
-/** A request for the owner to let a blocked transfer through; identified by (vault, nonce). */
+/**
+ * A request for the owner to let one blocked transfer through (or an override created on chain without
+ * one). Addressed by (vault, nonce) when `address_signature` is null, else by (vault, nonce, that signature).
+ */
 export const overrides = pgTable(
   'overrides',
   {
@@ -14,7 +17,14 @@ export const overrides = pgTable(
     vaultId: uuid('vault_id')
       .notNull()
       .references(() => vaults.id, { onDelete: 'cascade' }),
+    /** The nonce its blocked transfer announced (for an override created on chain: its on-chain nonce). */
     nonce: u64('nonce').notNull(),
+    /** The blocked transaction it asks to let through; null for an override created on chain without one. */
+    transferSignature: text('transfer_signature'),
+    /** Null for the first request addressed by its nonce; else the signature its address adds (`?transfer=`). */
+    addressSignature: text('address_signature'),
+    /** The nonce of its PendingOverride account once one was created on chain. */
+    chainNonce: u64('chain_nonce'),
     destination: text('destination').notNull(),
     amount: lamports('amount').notNull(),
     /** The block reason of the attempt that asked for it, when known. */
@@ -28,7 +38,16 @@ export const overrides = pgTable(
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('overrides_vault_nonce_idx').on(t.vaultId, t.nonce),
+    uniqueIndex('overrides_vault_nonce_idx').on(t.vaultId, t.nonce).where(sql`${t.addressSignature} is null`),
+    uniqueIndex('overrides_vault_nonce_signature_idx')
+      .on(t.vaultId, t.nonce, t.addressSignature)
+      .where(sql`${t.addressSignature} is not null`),
+    uniqueIndex('overrides_transfer_signature_idx')
+      .on(t.transferSignature)
+      .where(sql`${t.transferSignature} is not null`),
+    uniqueIndex('overrides_vault_chain_nonce_idx')
+      .on(t.vaultId, t.chainNonce)
+      .where(sql`${t.chainNonce} is not null`),
     // `desc nulls first` is what a plain `order by … desc` means: only then can a list read the index in order.
     index('overrides_vault_created_idx').on(t.vaultId, t.createdAt.desc().nullsFirst(), t.id),
     index('overrides_status_created_idx').on(t.status, t.createdAt.desc().nullsFirst(), t.id),

@@ -18,6 +18,8 @@ export const webhooks = pgTable(
     previousSecret: text('previous_secret'),
     previousSecretExpiresAt: timestamptz('previous_secret_expires_at'),
     active: boolean('active').notNull().default(true),
+    /** False for a `mailto:` address until its recipient confirms; nothing is sent to it before. */
+    verified: boolean('verified').notNull().default(true),
     disabledReason: text('disabled_reason'),
     /** Start of the current run of failed attempts; null after a success. */
     failingSince: timestamptz('failing_since'),
@@ -57,6 +59,28 @@ export const webhookDeliveries = pgTable(
     uniqueIndex('webhook_deliveries_dedupe_idx').on(t.webhookId, t.dedupeKey),
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_webhook_created_idx').on(t.webhookId, t.createdAt.desc()),
+  ],
+);
+
+/**
+ * Confirmation e-mails of `mailto:` subscriptions: the link's token is stored hashed. Rows outlive
+ * their subscription (webhook_id set null) so the per-address daily limit cannot be reset by deleting.
+ */
+export const webhookConfirmations = pgTable(
+  'webhook_confirmations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tokenHash: text('token_hash').notNull(),
+    webhookId: uuid('webhook_id').references(() => webhooks.id, { onDelete: 'set null' }),
+    /** The address the mail went to; lower-cased for the per-address limit. */
+    address: text('address').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    usedAt: timestamptz('used_at'),
+  },
+  (t) => [
+    uniqueIndex('webhook_confirmations_token_idx').on(t.tokenHash),
+    index('webhook_confirmations_address_idx').on(t.address, t.createdAt),
   ],
 );
 

@@ -110,7 +110,6 @@ export async function executeTransaction(
   const logs: string[] = [];
   const events: ProgramEvent[] = [];
   const inner: InnerInstruction[] = [];
-  const afterFailure: (() => void)[] = [];
   const blockTime = state.nextBlockTime();
   let err: TransactionError | null = null;
   let unitsConsumed = 0;
@@ -157,7 +156,6 @@ export async function executeTransaction(
               data: transferData(lamports),
             });
           },
-          afterFailure: (effect) => afterFailure.push(effect),
         };
         const before = logs.length;
         try {
@@ -189,7 +187,6 @@ export async function executeTransaction(
   }
 
   if (err !== null || options.dryRun) restore();
-  if (err !== null && !options.dryRun) for (const effect of afterFailure) effect();
   const fee = LAMPORTS_PER_SIGNATURE * BigInt(shape.header.numRequiredSignatures);
   if (!options.dryRun && state.balance(input.feePayer) >= fee) state.credit(input.feePayer, -fee);
   const signatures =

@@ -124,7 +124,8 @@ describe('fake validator through @solana/kit', () => {
     const [event] = parseProgramLogs(tx?.meta?.logMessages ?? [], fv.programId).events;
     const decoded = decodeEvent(event?.bytes ?? new Uint8Array());
     assert.equal(decoded.name === 'TransactionBlocked' && decoded.data.overrideNonce, 0n);
-    assert.equal(fv.getVault(vault)?.config.overrideNonce, 1n);
+    // A failed transaction changes nothing: the announced nonce is still the vault's current one.
+    assert.equal(fv.getVault(vault)?.config.overrideNonce, 0n);
   });
 
   it('serves VaultConfig accounts that parseVaultConfigAccount decodes', async () => {

@@ -82,7 +82,6 @@ export class LedgerState {
   readonly lamports = new Map<Address, bigint>();
   readonly programAccounts = new Map<Address, ProgramAccount>();
   /** Override nonces announced by TransactionBlocked but not created on-chain yet, per vault. */
-  readonly reservedOverrideNonces = new Map<Address, Set<bigint>>();
   readonly transactions: TransactionRecord[] = [];
   readonly bySignature = new Map<string, TransactionRecord>();
   readonly byAddress = new Map<Address, TransactionRecord[]>();
@@ -172,18 +171,10 @@ export class LedgerState {
           : entry?.kind === 'override'
             ? { ...entry, value: { ...entry.value } }
             : undefined;
-      const reserved = this.reservedOverrideNonces.get(address);
-      return {
-        address,
-        lamports: this.lamports.get(address),
-        entry: copy,
-        reserved: reserved && new Set(reserved),
-      };
+      return { address, lamports: this.lamports.get(address), entry: copy };
     });
     return () => {
-      for (const { address, lamports, entry, reserved } of saved) {
-        if (reserved === undefined) this.reservedOverrideNonces.delete(address);
-        else this.reservedOverrideNonces.set(address, reserved);
+      for (const { address, lamports, entry } of saved) {
         if (lamports === undefined) this.lamports.delete(address);
         else this.lamports.set(address, lamports);
         if (entry === undefined) this.programAccounts.delete(address);

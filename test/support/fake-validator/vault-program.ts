@@ -103,20 +103,14 @@ export async function runVaultInstruction(ctx: InstructionContext, ix: TxInstruc
       const { vaultNonce, destination, amount, reason } = decoded.args;
       const entry = loadOwnedVault(ctx, accounts, vaultNonce);
       const pending = account(accounts, 'pending_override').address;
-      const current = entry.config.overrideNonce;
-      const candidates = [current, ...(ctx.state.reservedOverrideNonces.get(vault) ?? [])];
-      let nonce: bigint | undefined;
-      let bump = 0;
-      for (const candidate of candidates) {
-        const [address, candidateBump] = await findPendingOverrideAddress(ctx.programId, vault, candidate);
-        if (address === pending) [nonce, bump] = [candidate, candidateBump];
-      }
-      if (nonce === undefined) fail('ConstraintSeeds', ctx);
-      if (ctx.state.programAccounts.has(pending)) fail('OverrideAlreadyExists', ctx);
+      // The PDA is seeded with the vault's current override nonce; any other address breaks the seeds.
+      const nonce = entry.config.overrideNonce;
+      const [expected, bump] = await findPendingOverrideAddress(ctx.programId, vault, nonce);
+      if (pending !== expected) fail('ConstraintSeeds', ctx);
+      if (ctx.state.programAccounts.has(pending)) fail('AccountAlreadyInitialized', ctx);
       if (amount === 0n) fail('InvalidAmount', ctx);
       ctx.transfer(entry.config.authority, pending, OVERRIDE_RENT);
-      if (nonce === current) entry.config.overrideNonce += 1n;
-      ctx.state.reservedOverrideNonces.get(vault)?.delete(nonce);
+      entry.config.overrideNonce += 1n;
       const expiresAt = now + OVERRIDE_TTL_SECONDS;
       ctx.state.programAccounts.set(pending, {
         kind: 'override',

@@ -29,7 +29,6 @@ export type InstructionContext = {
   emit(event: KnownProgramEvent): void;
   /** A system-program CPI (transfer or create_account) moving lamports. */
   transfer(from: Address, to: Address, lamports: bigint): void;
-  afterFailure(effect: () => void): void;
 };
 
 /** How an instruction failed: a custom program error code, or a runtime InstructionError name. */
@@ -168,19 +167,10 @@ export function block(
   reason: BlockReason,
   withOverride: boolean,
 ): never {
+  // The vault's current override nonce: the one the next create_override takes. The transaction then
+  // fails, so nothing changes: every transfer blocked before the owner acts announces the same nonce.
   const overrideNonce = withOverride ? entry.config.overrideNonce : null;
   ctx.emit({ name: 'TransactionBlocked', data: { vault, reason, amount, destination, overrideNonce } });
-  if (overrideNonce !== null) {
-    // The fake keeps the announced nonce unique (a real failed transaction would roll this back).
-    ctx.afterFailure(() => {
-      const current = ctx.state.getVault(vault);
-      if (current === undefined) return;
-      current.config.overrideNonce += 1n;
-      const reserved = ctx.state.reservedOverrideNonces.get(vault) ?? new Set<bigint>();
-      reserved.add(overrideNonce);
-      ctx.state.reservedOverrideNonces.set(vault, reserved);
-    });
-  }
   fail(BLOCK_ERRORS[reason], ctx);
 }
 

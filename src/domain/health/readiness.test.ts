@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createRoleStatus } from '../../lib/role-status.js';
+import { createReadinessService, WORKER_CLAIM_STALE_MS } from './readiness.js';
+
+function service(roles: ('api' | 'ingestor' | 'worker')[], databaseUp = true) {
+  const roleStatus = createRoleStatus();
+  let clock = 1_000_000;
+  const readiness = createReadinessService({
+    storage: { ping: async () => databaseUp },
+    roles,
+    roleStatus,
+    startedAt: 0,
+    now: () => clock,
+  });
+  return { readiness, roleStatus, advance: (ms: number) => (clock += ms), now: () => clock };
+}
+
+describe('readiness', () => {
+  test('names the database and each role; a standby ingestor is ready, an active one needs its feed', async () => {
+    const { readiness, roleStatus } = service(['ingestor']);
+    roleStatus.ingestor.state = 'standby';
+    let result = await readiness.getReadiness();
+    assert.equal(result.status, 'ready');
+    assert.deepEqual(Object.keys(result.checks), ['database', 'ingestor']);
+    roleStatus.ingestor.state = 'active';
+    assert.equal((await readiness.getReadiness()).status, 'not_ready');
+    Object.assign(roleStatus.ingestor, { feedConnected: true, feedEndpoint: 'https://rpc.example.com' });
+    result = await readiness.getReadiness();
+    assert.equal(result.status, 'ready');
+    assert.match(result.checks.ingestor?.detail ?? '', /https:\/\/rpc\.example\.com/);
+  });
+
+  test('a worker is ready while its claims succeed and are recent', async () => {
+    const { readiness, roleStatus, advance, now } = service(['worker']);
+    assert.equal((await readiness.getReadiness()).status, 'not_ready', 'not running yet');
+    Object.assign(roleStatus.worker, { running: true, lastClaimAt: now(), lastClaimFailed: false });
+    assert.equal((await readiness.getReadiness()).status, 'ready');
+    advance(WORKER_CLAIM_STALE_MS + 1);
+    assert.equal((await readiness.getReadiness()).status, 'not_ready', 'stale');
+    Object.assign(roleStatus.worker, { lastClaimAt: now(), lastClaimFailed: true });
+    assert.equal((await readiness.getReadiness()).status, 'not_ready', 'failing claims');
+  });
+
+  test('an unreachable database makes every role not ready', async () => {
+    const { readiness, roleStatus } = service(['api'], false);
+    roleStatus.api.accepting = true;
+    const result = await readiness.getReadiness();
+    assert.equal(result.status, 'not_ready');
+    assert.equal(result.checks.database?.ok, false);
+    assert.equal(result.checks.api?.ok, true);
+  });
+});

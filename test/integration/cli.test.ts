@@ -1,0 +1,354 @@
+// The `vaultkeeper` command as a process, on the backend the suite runs on (PGlite in a data directory,
+// or PostgreSQL when DATABASE_URL is set): exit codes, lines and --json output of every command.
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import type { Address } from '@solana/kit';
+import { eq } from 'drizzle-orm';
+import { knownMigrations } from '../../src/cli/migrations.js';
+import { createDatabase, type Storage } from '../../src/storage/database.js';
+import { dailyMetrics, transactions, webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
+import { createTestStorage, type TestStorage } from '../support/database.js';
+import { randomAddress } from '../support/factories.js';
+import { type FakeValidator, startFakeValidator } from '../support/fake-validator/index.js';
+import { createSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+import { waitFor } from '../support/wait.js';
+
+const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+const POSTGRES = /^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '');
+
+/** One database the CLI and the test take turns on (PGlite allows one process at a time). */
+interface Backend {
+  env: Record<string, string>;
+  /** Runs `work` on the database while no CLI process holds it. */
+  use<T>(work: (storage: Storage) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+async function createBackend(): Promise<Backend> {
+  if (POSTGRES) {
+    const test: TestStorage = await createTestStorage();
+    const url = test.config.kind === 'postgres' ? test.config.url : '';
+    return { env: { DATABASE_URL: url }, use: (work) => work(test.storage), close: () => test.close() };
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), 'vk-cli-'));
+  return {
+    env: { DATA_DIR: dataDir },
+    async use(work) {
+      const storage = await createDatabase({ kind: 'pglite', dataDir });
+      try {
+        return await work(storage);
+      } finally {
+        await storage.close();
+      }
+    },
+    close: () => rm(dataDir, { recursive: true, force: true }),
+  };
+}
+
+let backend: Backend;
+let fake: FakeValidator;
+beforeEach(async () => {
+  backend = await createBackend();
+  fake = await startFakeValidator();
+});
+afterEach(async () => {
+  await fake.close();
+  await backend.close();
+});
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The CLI as an operator runs it; the environment holds only what the test gives (plus PATH and HOME). */
+function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const base: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    NODE_OPTIONS: process.env.NODE_OPTIONS ?? '',
+    SOLANA_CLUSTER: 'devnet',
+    SOLANA_RPC_URL: fake.rpcUrl,
+    SOLANA_WS_URL: fake.wsUrl,
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+  };
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [...CLI, ...args],
+      { env: { ...base, ...backend.env, ...env } },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+const json = (run: Run) => {
+  assert.equal(run.code, 0, run.stderr);
+  return JSON.parse(run.stdout);
+};
+
+describe('vaultkeeper command line', () => {
+  test('--help, unknown commands and options, and an invalid configuration have their exit codes', async () => {
+    const help = await cli(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^Usage: vaultkeeper <command>/);
+    for (const args of [[], ['launch'], ['migrate', '--bogus'], ['metrics', 'shrink'], ['doctor', 'extra']]) {
+      const run = await cli(args);
+      assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, /Usage: vaultkeeper/);
+    }
+    const misconfigured = await cli(['migrate'], { SOLANA_CLUSTER: 'moonnet' });
+    assert.equal(misconfigured.code, 3, misconfigured.stderr);
+    assert.match(misconfigured.stderr, /SOLANA_CLUSTER/);
+  });
+
+  test('migrate applies every migration once and says so', async () => {
+    const known = knownMigrations();
+    const first = json(await cli(['migrate', '--json']));
+    assert.equal(first.total, known);
+    assert.equal(first.known, known);
+    // PostgreSQL's test database was migrated when it was made; a PGlite directory starts empty.
+    assert.equal(first.applied, POSTGRES ? 0 : known);
+    const again = await cli(['migrate']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, new RegExp(`: 0 migrations applied now, ${known} of ${known} in all`));
+  });
+});
+
+describe('vaultkeeper doctor', () => {
+  let smtp: SmtpSink;
+  before(async () => {
+    smtp = await createSmtpSink();
+  });
+  after(async () => {
+    await smtp.close();
+  });
+
+  test('one passing line per check, and --json', async () => {
+    await cli(['migrate']);
+    const run = await cli(['doctor'], { SMTP_URL: smtp.url });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const lines = run.stdout.trim().split('\n');
+    assert.deepEqual(
+      lines.map((l) => l.split(/\s+/).slice(0, 2).join(' ')),
+      ['ok config', 'ok database', 'ok redis', 'ok rpc', 'ok program', 'ok smtp'],
+    );
+    assert.match(run.stdout, /program +\S+ is deployed on devnet/);
+    const report = json(await cli(['doctor', '--json'], { SMTP_URL: smtp.url }));
+    assert.equal(report.ok, true);
+    assert.equal(report.checks.length, 6);
+  });
+
+  test('failures name what to do, exit 1, and never print an RPC URL path or query', async () => {
+    const secretRpc = 'http://127.0.0.1:9/rpc-key-1234?api-key=sekrit';
+    const run = await cli(['doctor'], { SOLANA_RPC_URL: secretRpc, SOLANA_WS_URL: 'ws://127.0.0.1:9/' });
+    assert.equal(run.code, 1, run.stdout);
+    // PostgreSQL's test database is migrated when made; a fresh PGlite directory is not.
+    const database = POSTGRES
+      ? /^ok {3}database postgres 127\.0\.0\.1:\d+, /m
+      : /^FAIL database .*→ .*vaultkeeper migrate/m;
+    assert.match(run.stdout, database);
+    assert.match(run.stdout, /^FAIL rpc .*→ check entry 1 of SOLANA_RPC_URL \(127\.0\.0\.1:9\)/m);
+    assert.match(run.stdout, /^FAIL program /m);
+    assert.doesNotMatch(run.stdout + run.stderr, /rpc-key-1234|sekrit/);
+    // Every endpoint is checked; the program through the first that answers.
+    const two = await cli(['doctor', '--json'], {
+      SOLANA_RPC_URL: `${secretRpc},${fake.rpcUrl}`,
+      SOLANA_WS_URL: `ws://127.0.0.1:9/,${fake.wsUrl}`,
+    });
+    const checks = JSON.parse(two.stdout).checks as { check: string; ok: boolean }[];
+    assert.deepEqual(
+      checks.filter((c) => c.check.startsWith('rpc')).map((c) => [c.check, c.ok]),
+      [
+        ['rpc 1', false],
+        ['rpc 2', true],
+      ],
+    );
+    assert.doesNotMatch(two.stdout + two.stderr, /rpc-key-1234|sekrit/);
+    const wrongProgram = await cli(['doctor', '--json'], { VAULT_PROGRAM_ID: randomAddress() });
+    assert.equal(wrongProgram.code, 1);
+    const program = JSON.parse(wrongProgram.stdout).checks.find(
+      (c: { check: string }) => c.check === 'program',
+    );
+    assert.match(program.detail, /has no account on devnet/);
+    assert.match(program.fix, /VAULT_PROGRAM_ID|PROGRAM_ID/);
+  });
+});
+
+describe('vaultkeeper backfill and metrics rebuild', () => {
+  test('backfill from a date or a signature applies the history after it; metrics rebuild recomputes those days', async () => {
+    const owner = randomAddress() as Address;
+    const created = await fake.createVault({
+      authority: owner,
+      dailyLimit: 10_000_000_000n,
+      name: 'Backfilled',
+    });
+    await fake.deposit(created.vault, 50_000_000_000n);
+    const executed = [];
+    for (let i = 1; i <= 3; i += 1)
+      executed.push(await fake.execute(created.vault, { amount: i * 1_000_000_000 }));
+
+    const fromSignature = json(await cli(['backfill', '--since', executed[0]!.signature, '--json']));
+    assert.equal(fromSignature.applied, 2, JSON.stringify(fromSignature));
+    const stored = await backend.use((s) => s.db.select().from(transactions));
+    assert.deepEqual(
+      new Set(stored.map((t) => t.signature)),
+      new Set(executed.slice(1).map((e) => e.signature)),
+    );
+
+    const all = await cli(['backfill', '--since', '2000-01-01']);
+    assert.equal(all.code, 0, all.stderr);
+    assert.match(all.stdout, /^backfill: \d+ signatures listed, \d+ applied \(after the first\)$/m);
+    assert.equal((await backend.use((s) => s.db.select().from(transactions))).length, 3);
+
+    const day = new Date(fake.ledger().at(-1)!.blockTime * 1000).toISOString().slice(0, 10);
+    await backend.use((s) => s.db.delete(dailyMetrics));
+    const rebuilt = json(await cli(['metrics', 'rebuild', '--from', day, '--to', day, '--json']));
+    assert.ok(rebuilt.rows > 0, JSON.stringify(rebuilt));
+    const rows = await backend.use((s) => s.db.select().from(dailyMetrics));
+    assert.ok(rows.length > 0, 'daily metrics written again');
+
+    assert.equal((await cli(['backfill'])).code, 2);
+    assert.equal((await cli(['backfill', '--since', 'yesterday'])).code, 2);
+    assert.equal((await cli(['metrics', 'rebuild', '--from', '2026-13-40'])).code, 2);
+  });
+});
+
+describe('vaultkeeper webhooks and deliveries', () => {
+  async function seedDeliveries() {
+    const secret = `whsec_${Buffer.from(randomUUID()).toString('base64')}`;
+    return backend.use(async (s) => {
+      const [mine, other] = await s.db
+        .insert(webhooks)
+        .values([
+          { owner: randomAddress(), url: 'https://hooks.example.com/a', events: ['vault.paused'], secret },
+          { owner: randomAddress(), url: 'https://hooks.example.com/b', events: ['vault.resumed'], secret },
+        ])
+        .returning();
+      const payload = (id: string) =>
+        JSON.stringify({ id, event: 'vault.paused', timestamp: new Date().toISOString(), data: {} });
+      const rows = ['failed', 'failed', 'succeeded'].map((status) => {
+        const id = randomUUID();
+        return {
+          id,
+          webhookId: mine!.id,
+          event: 'vault.paused',
+          payload: payload(id),
+          status: status as 'failed' | 'succeeded',
+          attemptCount: 3,
+          lastStatusCode: status === 'failed' ? 500 : 200,
+          completedAt: new Date(),
+        };
+      });
+      await s.db.insert(webhookDeliveries).values(rows);
+      return { mine: mine!, other: other!, secret, rows };
+    });
+  }
+
+  test('webhooks list shows every subscription but never a secret', async () => {
+    const { mine, other, secret } = await seedDeliveries();
+    const run = await cli(['webhooks', 'list']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stdout,
+      new RegExp(`^${mine.id} ${mine.owner} https://hooks.example.com/a \\[vault.paused\\] active$`, 'm'),
+    );
+    assert.match(run.stdout, new RegExp(`^${other.id} `, 'm'));
+    const listed = json(await cli(['webhooks', 'list', '--owner', other.owner, '--json']));
+    assert.deepEqual(
+      listed.webhooks.map((w: { id: string }) => w.id),
+      [other.id],
+    );
+    assert.doesNotMatch(run.stdout + JSON.stringify(listed), new RegExp(secret.slice(6, 20)));
+  });
+
+  test('deliveries list and retry, all or --failed only; unknown or missing ids are refused', async () => {
+    const { mine, rows } = await seedDeliveries();
+    const failedIds: string[] = rows.filter((r) => r.status === 'failed').map((r) => r.id);
+    const listed = json(await cli(['deliveries', 'list', '--webhook', mine.id, '--json']));
+    assert.equal(listed.deliveries.length, 3);
+    const failed = await cli(['deliveries', 'list', '--webhook', mine.id, '--failed']);
+    assert.equal(failed.code, 0, failed.stderr);
+    assert.deepEqual(
+      failed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[0])
+        .sort(),
+      [...failedIds].sort(),
+    );
+
+    const retried = json(await cli(['deliveries', 'retry', '--webhook', mine.id, '--failed', '--json']));
+    assert.deepEqual([...retried.retried].sort(), [...failedIds].sort());
+    const after = await backend.use((s) =>
+      s.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, mine.id)),
+    );
+    for (const row of after) {
+      assert.equal(row.status, failedIds.includes(row.id) ? 'pending' : 'succeeded', row.id);
+    }
+
+    const unknown = await cli(['deliveries', 'retry', '--webhook', randomUUID()]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no subscription .*\n {2}→ list them with `vaultkeeper webhooks list`/);
+    assert.equal((await cli(['deliveries', 'list'])).code, 2);
+    assert.equal((await cli(['deliveries', 'list', '--webhook', 'not-a-uuid'])).code, 2);
+  });
+});
+
+describe('vaultkeeper start and the package bin', () => {
+  test('start runs the service until SIGTERM, then exits 0', async () => {
+    await cli(['migrate']);
+    const { DATABASE_URL: _unset, ...inherited } = process.env;
+    const child = spawn(process.execPath, [...CLI, 'start'], {
+      env: {
+        ...inherited,
+        ...backend.env,
+        ROLES: 'api',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        SOLANA_RPC_URL: fake.rpcUrl,
+        SOLANA_WS_URL: fake.wsUrl,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const url = await waitFor(() => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1], {
+      timeoutMs: 30_000,
+      message: `the service listens:\n${output}`,
+    });
+    assert.equal((await fetch(`${url}/api/health`)).status < 600, true);
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, output);
+  });
+
+  test('bin/vaultkeeper.mjs runs the compiled command (building dist/ when stale)', async () => {
+    const run = await new Promise<Run>((resolve) => {
+      execFile(
+        process.execPath,
+        ['bin/vaultkeeper.mjs', '--help'],
+        { env: { ...process.env, NODE_OPTIONS: '' } },
+        (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }),
+      );
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^Usage: vaultkeeper <command>/);
+  });
+});

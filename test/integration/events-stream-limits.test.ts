@@ -1,0 +1,95 @@
+// Caps on open event streams: 5 per client address, SSE_MAX_STREAMS in all; a closed stream frees its slot.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { createTestApp } from '../support/app.js';
+import { createTestStorage, type TestStorage } from '../support/database.js';
+import { waitFor } from '../support/wait.js';
+
+let db: TestStorage;
+let app: FastifyInstance | undefined;
+let baseUrl: string;
+const controllers: AbortController[] = [];
+
+before(async () => {
+  db = await createTestStorage();
+});
+afterEach(async () => {
+  for (const controller of controllers.splice(0)) controller.abort();
+  await app?.close();
+  app = undefined;
+});
+after(async () => {
+  await db.close();
+});
+
+async function start(env: Record<string, string> = {}): Promise<void> {
+  // Rate limits off: the stream caps are the subject, not the read budget.
+  ({ app } = await createTestApp({
+    storage: db.storage,
+    env: { RATE_LIMIT_ENABLED: 'false', TRUST_PROXY: '1', ...env },
+  }));
+  baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+}
+
+/** Opens a stream as `client` (the address our proxy would append); the response stays open. */
+async function open(client: string): Promise<{ status: number; body: string; close: () => void }> {
+  const controller = new AbortController();
+  controllers.push(controller);
+  const response = await fetch(`${baseUrl}/api/events/stream`, {
+    headers: { 'x-forwarded-for': `198.51.100.200, ${client}` },
+    signal: controller.signal,
+  });
+  const body = response.status === 200 ? '' : await response.text();
+  if (response.status !== 200) assert.equal(response.headers.get('retry-after'), '5');
+  return { status: response.status, body, close: () => controller.abort() };
+}
+
+function assertRefused(outcome: { status: number; body: string }, limit: number): void {
+  assert.equal(outcome.status, 429);
+  const body = JSON.parse(outcome.body);
+  assert.equal(body.code, 'RATE_LIMIT_EXCEEDED');
+  assert.deepEqual(body.details, { limit, retryAfter: 5 });
+}
+
+describe('event stream caps', () => {
+  test('a client address holds at most 5 streams; others are unaffected; closing one frees its slot', async () => {
+    await start();
+    const streams = [];
+    for (let i = 0; i < 5; i += 1) {
+      const stream = await open('203.0.113.1');
+      assert.equal(stream.status, 200);
+      streams.push(stream);
+    }
+    assertRefused(await open('203.0.113.1'), 5);
+    assert.equal((await open('203.0.113.2')).status, 200);
+
+    streams[0]!.close();
+    const reopened = await waitFor(
+      async () => {
+        const attempt = await open('203.0.113.1');
+        return attempt.status === 200 ? attempt : null;
+      },
+      { timeoutMs: 5_000, message: 'slot not released' },
+    );
+    assert.equal(reopened.status, 200);
+    assertRefused(await open('203.0.113.1'), 5);
+  });
+
+  test('SSE_MAX_STREAMS caps all clients together; a closed stream frees a slot for anyone', async () => {
+    await start({ SSE_MAX_STREAMS: '3' });
+    const streams = [];
+    for (const client of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
+      const stream = await open(client);
+      assert.equal(stream.status, 200);
+      streams.push(stream);
+    }
+    assertRefused(await open('203.0.113.4'), 3);
+    streams[1]!.close();
+    await waitFor(async () => (await open('203.0.113.4')).status === 200, {
+      timeoutMs: 5_000,
+      message: 'slot not released',
+    });
+    assertRefused(await open('203.0.113.5'), 3);
+  });
+});

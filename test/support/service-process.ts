@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { waitFor } from './wait.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const STOP_DEADLINE_MS = 60_000;
 
 export interface ServiceProcess {
   readonly child: ChildProcess;
@@ -31,7 +32,13 @@ export async function startService(
     exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return service.exited;
+      // A process that ignores the signal fails the test (its exit shows SIGKILL), never hangs the run.
+      const deadline = setTimeout(() => child.kill('SIGKILL'), STOP_DEADLINE_MS);
+      try {
+        return await service.exited;
+      } finally {
+        clearTimeout(deadline);
+      }
     },
   };
   const collect = (chunk: Buffer) => {
@@ -49,13 +56,20 @@ export async function startService(
     void service.exited.then(() => {
       exitedEarly = true;
     });
-    await waitFor(
-      () => {
-        if (exitedEarly) throw new Error(`service exited early:\n${output.join('\n')}`);
-        return service.baseUrl;
-      },
-      { timeoutMs: options.timeoutMs ?? 30_000, message: 'service listening' },
-    );
+    try {
+      await waitFor(
+        () => {
+          if (exitedEarly) throw new Error(`service exited early:\n${output.join('\n')}`);
+          return service.baseUrl;
+        },
+        // A deadline, not a wait: tsx compiles src/ at start, which takes long on a loaded machine.
+        { timeoutMs: options.timeoutMs ?? 90_000, message: 'service listening' },
+      );
+    } catch (error) {
+      // Never leave the child running: its pipes would keep the test file (and the whole run) alive.
+      await service.stop('SIGKILL');
+      throw error;
+    }
   }
   return service;
 }

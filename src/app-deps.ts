@@ -1,7 +1,7 @@
-import type { Rpc, RpcSubscriptions, SolanaRpcApi, SolanaRpcSubscriptionsApi } from '@solana/kit';
 import type { Logger } from 'pino';
 import type { Cache } from './cache/cache.js';
 import { createMemoryCache } from './cache/memory-cache.js';
+import type { SolanaRpc } from './chain/rpc.js';
 import { createFailoverSolanaRpc, createRpcEndpoints, type RpcEndpoints } from './chain/rpc-endpoints.js';
 import type { Config } from './config.js';
 import type { ChainStatusSource } from './domain/health/chain-status.js';
@@ -15,8 +15,8 @@ import { createRoleStatus, type RoleStatus } from './lib/role-status.js';
 import { createRollingWindow, type RollingWindow } from './lib/rolling-window.js';
 import type { Storage } from './storage/database.js';
 
-export type SolanaRpc = Rpc<SolanaRpcApi>;
-export type SolanaRpcSubscriptions = RpcSubscriptions<SolanaRpcSubscriptionsApi>;
+// Declared in chain/, named here too because AppDeps carries them.
+export type { SolanaRpc, SolanaRpcSubscriptions } from './chain/rpc.js';
 
 /** Everything a role needs, passed explicitly as one readonly object. */
 export interface AppDeps {

@@ -11,8 +11,6 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Logger } from 'pino';
 import type { AppDeps } from './app-deps.js';
 import { trustProxyOption } from './config.js';
-import { createDatabaseClaimStore } from './domain/auth/replay-guard-store.js';
-import { createWalletAuth } from './domain/auth/wallet-auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
 import { createClientErrorHandler, securityPlugin, sendFrameworkError } from './http/plugins/security.js';
@@ -32,6 +30,7 @@ import { vaultRoutes } from './http/routes/vaults.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
 import { deferredChildLogger } from './lib/logger.js';
+import { createServices, type Services } from './services.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -44,7 +43,14 @@ export const TRUST_EVERY_HOP_WARNING =
   'the client itself writes, so per-IP rate limits and stream caps can be dodged unless the proxy ' +
   'replaces the header; set a hop count (1 behind one proxy) or the proxies’ addresses instead';
 
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+/**
+ * The app serves the services it is given (built once per process by createServices) and closes them
+ * when it closes.
+ */
+export async function buildApp(
+  deps: AppDeps,
+  services: Services = createServices(deps),
+): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -64,6 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: sendFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.addHook('onClose', () => services.close());
   if (deps.config.trustProxy === true) deps.logger.warn(TRUST_EVERY_HOP_WARNING);
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.addSchema(ErrorEnvelope);
@@ -95,35 +102,30 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: false });
 
-  const walletAuth = createWalletAuth({
-    cache: deps.cache,
-    // Only a shared cache can fail over: the in-process one never refuses to answer.
-    claimStore: deps.cache.kind === 'redis' ? createDatabaseClaimStore(deps.storage) : undefined,
-    clock: deps.clock,
-    maxAgeSeconds: deps.config.authMaxAgeSeconds,
-    domain: new URL(deps.config.publicBaseUrl).host,
-    requireRequestBinding: deps.config.authRequireRequestBinding,
-  });
-  await app.register(walletAuthPlugin, { walletAuth });
-
-  await app.register(healthRoutes, { deps });
-  await app.register(metricsRoutes, { deps });
-  await app.register(probeRoutes, { deps });
-  await app.register(actionsRoutes, { deps });
-  await app.register(eventRoutes, { deps });
-  await app.register(vaultRoutes, { deps });
-  await app.register(vaultWriteRoutes, { deps });
-  await app.register(authRoutes);
-  await app.register(transactionRoutes, { deps });
-  await app.register(overrideRoutes, { deps });
-  await app.register(analyticsRoutes, { deps });
-  await app.register(webhookRoutes, { deps });
-  await app.register(pagesRoutes, { deps });
+  await app.register(walletAuthPlugin, { walletAuth: services.walletAuth });
+  await registerRoutes(app, deps, services);
 
   app.get('/api/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () =>
     app.swagger(),
   );
   return app;
+}
+
+/** Every route plugin, each given the services it uses. */
+async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Services): Promise<void> {
+  await app.register(healthRoutes, { health: services.health });
+  await app.register(metricsRoutes, { metrics: deps.metrics });
+  await app.register(probeRoutes, { readiness: services.readiness, eventLoopDelay: services.eventLoopDelay });
+  await app.register(actionsRoutes, { actions: services.actions });
+  await app.register(eventRoutes, { feed: services.eventFeed, maxStreams: deps.config.sseMaxStreams });
+  await app.register(vaultRoutes, { vaults: services.vaults });
+  await app.register(vaultWriteRoutes, { vaultWrites: services.vaultWrites });
+  await app.register(authRoutes);
+  await app.register(transactionRoutes, { transactions: services.transactions });
+  await app.register(overrideRoutes, { overrides: services.overrides });
+  await app.register(analyticsRoutes, { analytics: services.analytics });
+  await app.register(webhookRoutes, { webhooks: services.webhooks, deliveries: services.deliveries });
+  await app.register(pagesRoutes, { cluster: deps.config.cluster });
 }
 
 /**

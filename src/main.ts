@@ -14,6 +14,7 @@ import { runDeliveryWorker } from './jobs/worker.js';
 import { createLogger } from './lib/logger.js';
 import { createMetrics, registerRoleMetrics } from './lib/metrics.js';
 import { buildProbeApp } from './probe-app.js';
+import { createServices } from './services.js';
 import { createDatabase, type Storage } from './storage/database.js';
 
 const SHUTDOWN_LIMIT_MS = 10_000;
@@ -79,9 +80,11 @@ async function main(): Promise<void> {
     readDeliveryQueue: () => readDeliveryQueueStats(storage.db, deps.clock.now()),
   });
   // Every process listens on PORT: the API, or only /livez, /readyz and /metrics without the api role.
+  // Either app serves the process's one set of services and closes it when it closes.
+  const services = createServices(deps);
   const app: FastifyInstance = config.roles.includes('api')
-    ? await buildApp(deps)
-    : await buildProbeApp(deps);
+    ? await buildApp(deps, services)
+    : await buildProbeApp(deps, services);
   app.addHook('preClose', async () => {
     deps.roleStatus.api.accepting = false;
   });

@@ -10,20 +10,23 @@ import { createDisconnectedChainStatus } from '../../src/domain/health/chain-sta
 import { registerErrorHandling } from '../../src/http/error-handler.js';
 import { vaultRoutes } from '../../src/http/routes/vaults.routes.js';
 import { ErrorEnvelope } from '../../src/http/schemas/common.js';
+import { createServices } from '../../src/services.js';
 import { createDatabase } from '../../src/storage/database.js';
 
 const config = loadConfig();
 const storage = await createDatabase(config.database);
 const deps = createAppDeps({ config, storage, chainStatus: createDisconnectedChainStatus(config.cluster) });
+const services = createServices(deps);
 const app = Fastify({ logger: false });
 app.setValidatorCompiler(TypeBoxValidatorCompiler);
 app.addSchema(ErrorEnvelope);
 registerErrorHandling(app);
-await app.register(vaultRoutes, { deps });
+await app.register(vaultRoutes, { vaults: services.vaults });
 app.get('/api/health', async () => ({ status: 'ok' }));
 await app.listen({ port: config.port, host: config.host });
 process.once('SIGTERM', async () => {
   await app.close();
+  await services.close();
   await storage.close();
   process.exit(0);
 });

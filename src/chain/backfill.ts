@@ -2,7 +2,6 @@
 // then apply oldest first, advancing the cursor with each committed batch. Only page anchors are
 // kept during the walk, so memory does not grow with the length of the gap.
 import type { Address, Signature } from '@solana/kit';
-import type { SolanaRpc } from '../app-deps.js';
 import type { BackfillConfig } from '../config.js';
 import type { IngestionService } from '../domain/ingestion/apply-signature.js';
 import { findAppliedSignatures, getCursor, setCursor } from '../domain/ingestion/cursor.js';
@@ -10,6 +9,7 @@ import type { Metrics } from '../lib/metrics.js';
 import type { Storage, Tx } from '../storage/database.js';
 import { withRetry } from './backoff.js';
 import { createOrderedReader, readTransaction } from './fetch-transaction.js';
+import type { SolanaRpc } from './rpc.js';
 
 export const PAGE_SIZE = 1000;
 

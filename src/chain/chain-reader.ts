@@ -2,7 +2,6 @@
 // discriminator checked) and PendingOverride accounts, through getAccountInfo.
 import type { Address } from '@solana/kit';
 import type { Logger } from 'pino';
-import type { SolanaRpc } from '../app-deps.js';
 import {
   type ChainStateReader,
   type OverrideAccountState,
@@ -12,6 +11,7 @@ import {
 import { AccountDecodeError, decodePendingOverride, parseVaultConfigAccount } from './accounts.js';
 import { withRetry } from './backoff.js';
 import { findPendingOverrideAddress, findVaultAuthorityAddress } from './pdas.js';
+import type { SolanaRpc } from './rpc.js';
 
 const READ_CONCURRENCY = 8;
 

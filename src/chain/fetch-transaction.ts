@@ -1,11 +1,11 @@
 // getTransaction → {slot, blockTime, err, logs} → log parser → event decoder: the one shape every
 // signature is decoded from, whether a notification or the backfill named it.
 import type { Address, Signature } from '@solana/kit';
-import type { SolanaRpc } from '../app-deps.js';
 import type { ChainTransaction } from '../domain/ingestion/types.js';
 import { sleep, withRetry } from './backoff.js';
 import { decodeEvent } from './events.js';
 import { parseProgramLogs } from './log-parser.js';
+import type { SolanaRpc } from './rpc.js';
 
 export async function fetchProgramTransaction(
   rpc: SolanaRpc,

@@ -6,7 +6,7 @@
 // Batched replies are parsed with JSON.parse: integers above 2^53 (lamport balances) lose precision;
 // ingestion reads only slot, blockTime, err and the logs of a getTransaction reply.
 import { createSolanaRpcFromTransport, type RpcTransport } from '@solana/kit';
-import type { SolanaRpc } from '../app-deps.js';
+import type { SolanaRpc } from './rpc.js';
 import { type RpcEndpoints, RpcHttpStatusError } from './rpc-endpoints.js';
 
 const BATCHED_METHODS = new Set(['getTransaction']);

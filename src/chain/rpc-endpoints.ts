@@ -11,8 +11,8 @@ import {
   type RpcTransport,
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
 } from '@solana/kit';
-import type { SolanaRpc, SolanaRpcSubscriptions } from '../app-deps.js';
 import type { Metrics } from '../lib/metrics.js';
+import type { SolanaRpc, SolanaRpcSubscriptions } from './rpc.js';
 
 export interface RpcEndpointConfig {
   readonly rpcUrl: string;

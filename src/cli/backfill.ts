@@ -4,9 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { type Address, address, type Signature } from '@solana/kit';
 import { eq } from 'drizzle-orm';
-import type { SolanaRpc } from '../app-deps.js';
 import { runBackfill } from '../chain/backfill.js';
 import { createChainReader } from '../chain/chain-reader.js';
+import type { SolanaRpc } from '../chain/rpc.js';
 import type { Config } from '../config.js';
 import { createIngestionService } from '../domain/ingestion/apply-signature.js';
 import { setCursor } from '../domain/ingestion/cursor.js';

@@ -13,6 +13,7 @@ import { createRpcClients } from '../../src/app-deps.js';
 import { registerErrorHandling } from '../../src/http/error-handler.js';
 import { analyticsRoutes } from '../../src/http/routes/analytics.routes.js';
 import { ErrorEnvelope } from '../../src/http/schemas/common.js';
+import { createServices } from '../../src/services.js';
 import type { VaultRow } from '../../src/storage/schema/index.js';
 import { createTestApp, createTestDeps, testConfig } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
@@ -157,13 +158,15 @@ describe('GET /api/analytics/realtime', () => {
     bare.setValidatorCompiler(TypeBoxValidatorCompiler);
     bare.addSchema(ErrorEnvelope);
     registerErrorHandling(bare);
-    await bare.register(analyticsRoutes, { deps, chainTimeoutMs: 100 });
+    const services = createServices(deps, { chainTimeoutMs: 100 });
+    await bare.register(analyticsRoutes, { analytics: services.analytics });
     try {
       const response = await getRealtime(bare, `?vault=${chainVault}`);
       assert.equal(response.statusCode, 503);
       assert.equal(response.json().code, 'CHAIN_UNAVAILABLE');
     } finally {
       await bare.close();
+      await services.close();
       silent.closeAllConnections();
       await new Promise((resolve) => silent.close(resolve));
     }

@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
 import type { AppDeps } from '../../src/app-deps.js';
 import { type Cache, createMemoryCache } from '../../src/cache/index.js';
 import { evictVaults } from '../../src/cache/tags.js';
 import { rebuildVaultStats } from '../../src/domain/vaults/vault-stats.js';
+import { createServices } from '../../src/services.js';
 import { vaults } from '../../src/storage/schema/index.js';
-import { createTestApp, createTestCache } from '../support/app.js';
+import { createTestApp, createTestCache, createTestDeps } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import {
   createOverride,
@@ -383,6 +385,33 @@ describe('vault caching', () => {
     assert.equal(response.body.name, 'after');
     assert.equal(response.headers['cache-control'], 'public, max-age=300');
     assert.deepEqual((await deps.metrics.cacheRequests.get()).values, []);
+  });
+});
+
+describe('composition', () => {
+  test('the app serves the services it is given: every cached read goes through their one read cache', async () => {
+    const deps = createTestDeps({ storage: db.storage, cache: createTestCache() });
+    const services = createServices(deps);
+    let reads = 0;
+    const { read } = services.readCache;
+    services.readCache.read = (...args) => {
+      reads += 1;
+      return read(...args);
+    };
+    const app = await buildApp(deps, services);
+    running.push({ app, deps });
+    const vault = await createVault(db.storage.db);
+    for (const url of [
+      `/api/vaults/${vault.address}`,
+      '/api/vaults',
+      `/api/transactions?vault=${vault.address}`,
+      `/api/overrides?vault=${vault.address}`,
+      `/api/analytics?vault=${vault.address}`,
+    ]) {
+      const before = reads;
+      assert.equal((await app.inject(url)).statusCode, 200, url);
+      assert.ok(reads > before, `${url} read through the shared read cache`);
+    }
   });
 });
 

@@ -56,3 +56,5 @@ export function createHealthService(deps: HealthDeps) {
     },
   };
 }
+
+export type HealthService = ReturnType<typeof createHealthService>;

@@ -81,3 +81,5 @@ export function createReadinessService(deps: ReadinessDeps) {
     },
   };
 }
+
+export type ReadinessService = ReturnType<typeof createReadinessService>;

@@ -4,17 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../../app-deps.js';
-import { decodePendingOverride, parseVaultConfigAccount } from '../../chain/accounts.js';
-import {
-  buildApproveOverrideInstruction,
-  buildCreateOverrideInstruction,
-  buildExecuteApprovedOverrideInstruction,
-} from '../../chain/instructions.js';
-import { findPendingOverrideAddress, findTreasuryAddress } from '../../chain/pdas.js';
-import { buildUnsignedTransaction } from '../../chain/transactions.js';
-import { type ActionService, createActionService } from '../../domain/actions/action-service.js';
-import type { ApprovalChain } from '../../domain/actions/approve-transaction.js';
+import type { ActionService } from '../../domain/actions/action-service.js';
 import {
   ActionMetadataResponse,
   ActionParams,
@@ -37,23 +27,13 @@ export const ACTION_CORS_HEADERS = {
   'x-action-version': '2.4',
 } as const;
 
-const approvalChain: ApprovalChain = {
-  findPendingOverrideAddress,
-  findTreasuryAddress,
-  decodePendingOverride,
-  parseVaultConfigAccount,
-  buildCreateOverrideInstruction,
-  buildApproveOverrideInstruction,
-  buildExecuteApprovedOverrideInstruction,
-  buildUnsignedTransaction,
-};
-
 const ACTION = { actionEnvelope: true } as const;
 const TAGS = ['actions'];
 
-export const actionsRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  const actions = createActionService({ ...deps, chain: approvalChain });
-  app.addHook('onClose', () => actions.close());
+export const actionsRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = async (
+  app,
+  { actions },
+) => {
   // Every reply of this plugin, errors and 404s included, carries the Actions headers.
   app.addHook('onSend', async (request, reply, payload) => {
     reply.headers(ACTION_CORS_HEADERS);

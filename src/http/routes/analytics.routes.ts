@@ -1,31 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { address } from '@solana/kit';
-import type { AppDeps } from '../../app-deps.js';
-import { parseVaultConfigAccount } from '../../chain/accounts.js';
-import { createAnalyticsService } from '../../domain/analytics/analytics.js';
-import { createReadCache } from '../../domain/read-cache.js';
+import type { AnalyticsService } from '../../domain/analytics/analytics.js';
 import { errorResponses } from '../schemas/common.js';
 import { AnalyticsQuery, AnalyticsResponse, RealtimeQuery, RealtimeResponse } from './analytics.schemas.js';
 
 /** Analytics are cached 5 minutes (docs/BEHAVIOUR.md, Caching); realtime figures never. */
 export const ANALYTICS_CACHE_CONTROL = 'public, max-age=300';
-const CHAIN_TIMEOUT_MS = 3_000;
 
-export const analyticsRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; chainTimeoutMs?: number }> = async (
+export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsService }> = async (
   app,
-  { deps, chainTimeoutMs },
+  { analytics },
 ) => {
-  const programId = address(deps.config.programId);
-  const analytics = createAnalyticsService({
-    storage: deps.storage,
-    clock: deps.clock,
-    readCache: createReadCache({ cache: deps.cache, metrics: deps.metrics, enabled: deps.config.readCache }),
-    rpc: deps.rpc,
-    decodeVaultWindow: (account) => parseVaultConfigAccount(account, programId),
-    chainTimeoutMs: chainTimeoutMs ?? CHAIN_TIMEOUT_MS,
-    logger: deps.logger,
-  });
-
   app.get(
     '/api/analytics',
     {

@@ -1,8 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app-deps.js';
-import { createEventFeed, type FeedEvent } from '../../domain/events/event-feed.js';
+import type { EventFeed, FeedEvent } from '../../domain/events/event-feed.js';
 import { AppError } from '../../errors.js';
 import { EventStreamHeaders, EventStreamQuery } from './events.schemas.js';
 
@@ -47,17 +46,15 @@ function createStreamSlots(perClient: number, total: number) {
 
 const frame = (event: FeedEvent) => `id: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`;
 
-export const eventRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; pollIntervalMs?: number }> = async (
+export const eventRoutes: FastifyPluginAsyncTypebox<{ feed: EventFeed; maxStreams: number }> = async (
   app,
-  { deps, pollIntervalMs },
+  { feed, maxStreams },
 ) => {
-  const feed = createEventFeed({ storage: deps.storage, ...(pollIntervalMs ? { pollIntervalMs } : {}) });
-  const slots = createStreamSlots(STREAMS_PER_CLIENT, deps.config.sseMaxStreams);
+  const slots = createStreamSlots(STREAMS_PER_CLIENT, maxStreams);
   const open = new Set<() => void>();
   // preClose: open streams must end before the server can finish closing.
   app.addHook('preClose', async () => {
     for (const end of open) end();
-    feed.close();
   });
 
   app.get(

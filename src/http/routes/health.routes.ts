@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app-deps.js';
-import { createHealthService } from '../../domain/health/health.js';
+import type { HealthService } from '../../domain/health/health.js';
 import { HealthResponse } from './health.schemas.js';
 
-export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  const health = createHealthService({ ...deps, version: deps.config.version });
+export const healthRoutes: FastifyPluginAsyncTypebox<{ health: HealthService }> = async (app, { health }) => {
   app.get(
     '/api/health',
     {

@@ -1,12 +1,12 @@
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app-deps.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { errorResponses } from '../schemas/common.js';
 
-export const metricsRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps, 'metrics'> }> = async (
+export const metricsRoutes: FastifyPluginAsyncTypebox<{ metrics: Pick<Metrics, 'registry'> }> = async (
   app,
-  { deps },
+  { metrics },
 ) => {
-  const { registry } = deps.metrics;
+  const { registry } = metrics;
   app.get(
     '/metrics',
     {

@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app-deps.js';
-import { createOverrideReadService } from '../../domain/overrides/override-reads.js';
-import { createReadCache } from '../../domain/read-cache.js';
+import type { OverrideReadService } from '../../domain/overrides/override-reads.js';
 import { errorResponses } from '../schemas/common.js';
 import { strictValidatorCompiler } from '../validator.js';
 import {
@@ -13,19 +11,11 @@ import {
 } from './overrides.schemas.js';
 import { TRANSACTION_CACHE_CONTROL } from './transactions.routes.js';
 
-export const overrideRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+export const overrideRoutes: FastifyPluginAsyncTypebox<{ overrides: OverrideReadService }> = async (
+  app,
+  { overrides },
+) => {
   app.setValidatorCompiler(strictValidatorCompiler);
-  const readCache = createReadCache({
-    cache: deps.cache,
-    metrics: deps.metrics,
-    enabled: deps.config.readCache,
-  });
-  const overrides = createOverrideReadService({
-    db: deps.storage.db,
-    readCache,
-    clock: deps.clock,
-    publicBaseUrl: deps.config.publicBaseUrl,
-  });
 
   app.get(
     '/api/overrides',

@@ -6,7 +6,6 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import type { AppDeps } from '../../app-deps.js';
 import { AppError } from '../../errors.js';
 import { SharedLinkQuery } from './overrides.schemas.js';
 import { AssetParams, AssetQuery, HtmlPage, OverridePageParams, VaultPageParams } from './pages.schemas.js';
@@ -76,8 +75,8 @@ function sendHtml(reply: FastifyReply, html: string) {
   return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
 }
 
-export const pagesRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  const site = loadSite(deps.config.cluster);
+export const pagesRoutes: FastifyPluginAsyncTypebox<{ cluster: string }> = async (app, { cluster }) => {
+  const site = loadSite(cluster);
   const page = {
     // Pages and their assets cost nothing to serve; the API calls they make spend the budgets.
     config: { rateLimit: false, contentSecurityPolicy: PAGE_CSP },

@@ -1,7 +1,6 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app-deps.js';
-import { createReadinessService } from '../../domain/health/readiness.js';
+import type { ReadinessService } from '../../domain/health/readiness.js';
+import type { EventLoopDelay } from '../../lib/event-loop-delay.js';
 
 const Check = Type.Object({ ok: Type.Boolean(), detail: Type.String() });
 const Checks = Type.Record(Type.String(), Check, {
@@ -20,12 +19,9 @@ const ReadinessResponse = Type.Object({
 
 /** /livez and /readyz: served by every process, whatever its roles. */
 export const probeRoutes: FastifyPluginAsyncTypebox<{
-  deps: Pick<AppDeps, 'storage' | 'config' | 'roleStatus' | 'startedAt'>;
-}> = async (app, { deps }) => {
-  const readiness = createReadinessService({ ...deps, roles: deps.config.roles });
-  const loopDelay = monitorEventLoopDelay({ resolution: 20 });
-  loopDelay.enable();
-  app.addHook('onClose', async () => loopDelay.disable());
+  readiness: ReadinessService;
+  eventLoopDelay: EventLoopDelay;
+}> = async (app, { readiness, eventLoopDelay }) => {
   const config = { rateLimit: false };
 
   app.get(
@@ -38,11 +34,8 @@ export const probeRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: LivenessResponse },
       },
     },
-    async (_request, reply) => {
-      const p99 = Math.round(loopDelay.percentile(99) / 1e6);
-      loopDelay.reset();
-      return reply.header('cache-control', 'no-store').send(readiness.getLiveness(p99));
-    },
+    async (_request, reply) =>
+      reply.header('cache-control', 'no-store').send(readiness.getLiveness(eventLoopDelay.takeP99Ms())),
   );
 
   app.get(

@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app-deps.js';
-import { createReadCache } from '../../domain/read-cache.js';
-import { createTransactionReadService } from '../../domain/transactions/transaction-reads.js';
+import type { TransactionReadService } from '../../domain/transactions/transaction-reads.js';
 import { errorResponses } from '../schemas/common.js';
 import { strictValidatorCompiler } from '../validator.js';
 import {
@@ -15,18 +13,11 @@ import {
 /** Transaction reads are cached 30 seconds (docs/BEHAVIOUR.md, Caching); clients may keep them as long. */
 export const TRANSACTION_CACHE_CONTROL = 'public, max-age=30';
 
-export const transactionRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+export const transactionRoutes: FastifyPluginAsyncTypebox<{ transactions: TransactionReadService }> = async (
+  app,
+  { transactions },
+) => {
   app.setValidatorCompiler(strictValidatorCompiler);
-  const readCache = createReadCache({
-    cache: deps.cache,
-    metrics: deps.metrics,
-    enabled: deps.config.readCache,
-  });
-  const transactions = createTransactionReadService({
-    storage: deps.storage,
-    readCache,
-    links: { publicBaseUrl: deps.config.publicBaseUrl, cluster: deps.config.cluster },
-  });
 
   app.get(
     '/api/transactions',

@@ -1,8 +1,6 @@
 // Public vault reads. POST/PATCH live in vault-writes.routes.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app-deps.js';
-import { createReadCache } from '../../domain/read-cache.js';
-import { createVaultReadService } from '../../domain/vaults/vault-reads.js';
+import type { VaultReadService } from '../../domain/vaults/vault-reads.js';
 import { errorResponses } from '../schemas/common.js';
 import { strictValidatorCompiler } from '../validator.js';
 import { VaultDetail, VaultList, VaultListQuery, VaultParams } from './vaults.schemas.js';
@@ -10,14 +8,11 @@ import { VaultDetail, VaultList, VaultListQuery, VaultParams } from './vaults.sc
 /** Vault data is cached 5 minutes (docs/BEHAVIOUR.md, Caching); clients may keep it as long. */
 export const VAULT_CACHE_CONTROL = 'public, max-age=300';
 
-export const vaultRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+export const vaultRoutes: FastifyPluginAsyncTypebox<{ vaults: VaultReadService }> = async (
+  app,
+  { vaults },
+) => {
   app.setValidatorCompiler(strictValidatorCompiler);
-  const readCache = createReadCache({
-    cache: deps.cache,
-    metrics: deps.metrics,
-    enabled: deps.config.readCache,
-  });
-  const vaults = createVaultReadService({ db: deps.storage.db, readCache });
 
   app.get(
     '/api/vaults',

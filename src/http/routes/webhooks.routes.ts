@@ -1,8 +1,6 @@
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app-deps.js';
-import { createDeliveryService } from '../../domain/webhooks/delivery-service.js';
-import { createSecretBox } from '../../domain/webhooks/secret-box.js';
-import { createWebhookService } from '../../domain/webhooks/webhook-service.js';
+import type { DeliveryService } from '../../domain/webhooks/delivery-service.js';
+import type { WebhookService } from '../../domain/webhooks/webhook-service.js';
 import { errorResponses } from '../schemas/common.js';
 import { webhookConfirmationRoutes } from './webhook-confirmation.routes.js';
 import {
@@ -23,21 +21,21 @@ import {
 const protectedRoute = { config: { auth: 'required' as const } };
 const tags = ['webhooks'];
 
-export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  const webhooks = createWebhookService({
-    db: deps.storage.db,
-    clock: deps.clock,
-    urlPolicy: {
-      allowPrivateUrls: deps.config.webhookAllowPrivateUrls,
-      emailEnabled: deps.config.smtpUrl !== null,
-    },
-    secretBox: createSecretBox(deps.config.webhookSecretsKeys),
-    mailer: deps.confirmationMailer,
-    publicBaseUrl: deps.config.publicBaseUrl,
-  });
-  const deliveries = createDeliveryService({ db: deps.storage.db, clock: deps.clock, webhooks });
+/** Subscriptions, their deliveries, and the page that confirms a `mailto:` subscription. */
+export const webhookRoutes: FastifyPluginAsyncTypebox<{
+  webhooks: WebhookService;
+  deliveries: DeliveryService;
+}> = async (app, { webhooks, deliveries }) => {
   await app.register(webhookConfirmationRoutes, { webhooks });
+  await app.register(webhookSubscriptionRoutes, { webhooks });
+  await app.register(webhookDeliveryRoutes, { deliveries });
+};
 
+/** Create, read, change, delete a subscription and rotate its secret (owner only, but for create). */
+const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService }> = async (
+  app,
+  { webhooks },
+) => {
   app.post(
     '/api/webhooks',
     {
@@ -126,7 +124,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
     },
     async (request) => webhooks.rotateSecret(request.wallet!, request.params.id),
   );
+};
 
+/** A subscription's deliveries: send a test event, list them with their attempts, retry one now. */
+const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliveryService }> = async (
+  app,
+  { deliveries },
+) => {
   app.post(
     '/api/webhooks/:id/test',
     {

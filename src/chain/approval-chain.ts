@@ -1,0 +1,22 @@
+// The approve Blink's chain port (domain/actions/approve-transaction.ts): the program's PDAs, account
+// codecs and instruction builders the approval transaction is made of.
+import type { ApprovalChain } from '../domain/actions/approve-transaction.js';
+import { decodePendingOverride, parseVaultConfigAccount } from './accounts.js';
+import {
+  buildApproveOverrideInstruction,
+  buildCreateOverrideInstruction,
+  buildExecuteApprovedOverrideInstruction,
+} from './instructions.js';
+import { findPendingOverrideAddress, findTreasuryAddress } from './pdas.js';
+import { buildUnsignedTransaction } from './transactions.js';
+
+export const approvalChain: ApprovalChain = {
+  findPendingOverrideAddress,
+  findTreasuryAddress,
+  decodePendingOverride,
+  parseVaultConfigAccount,
+  buildCreateOverrideInstruction,
+  buildApproveOverrideInstruction,
+  buildExecuteApprovedOverrideInstruction,
+  buildUnsignedTransaction,
+};

@@ -1,0 +1,129 @@
+// createServices(deps): every use case the HTTP application serves, built once per process. The chain
+// adapters are plugged into the domain's ports here; route plugins receive the services they use.
+import { address } from '@solana/kit';
+import type { AppDeps } from './app-deps.js';
+import { approvalChain } from './chain/approval-chain.js';
+import { createVaultTransactionBuilder } from './chain/vault-transaction-builder.js';
+import { createVaultWindowDecoder } from './chain/vault-window-decoder.js';
+import { type ActionService, createActionService } from './domain/actions/action-service.js';
+import { type AnalyticsService, createAnalyticsService } from './domain/analytics/analytics.js';
+import { createDatabaseClaimStore } from './domain/auth/replay-guard-store.js';
+import { createWalletAuth, type WalletAuth } from './domain/auth/wallet-auth.js';
+import { createEventFeed, type EventFeed } from './domain/events/event-feed.js';
+import { createHealthService, type HealthService } from './domain/health/health.js';
+import { createReadinessService, type ReadinessService } from './domain/health/readiness.js';
+import { createOverrideReadService, type OverrideReadService } from './domain/overrides/override-reads.js';
+import { createReadCache, type ReadCache } from './domain/read-cache.js';
+import {
+  createTransactionReadService,
+  type TransactionReadService,
+} from './domain/transactions/transaction-reads.js';
+import { createLatestBlockhashSource } from './domain/vaults/latest-blockhash.js';
+import { createVaultReadService, type VaultReadService } from './domain/vaults/vault-reads.js';
+import { createVaultWriteService, type VaultWriteService } from './domain/vaults/vault-writes.js';
+import { createDeliveryService, type DeliveryService } from './domain/webhooks/delivery-service.js';
+import { createSecretBox } from './domain/webhooks/secret-box.js';
+import { createWebhookService, type WebhookService } from './domain/webhooks/webhook-service.js';
+import { createEventLoopDelay, type EventLoopDelay } from './lib/event-loop-delay.js';
+
+export interface Services {
+  /** The one read cache of the process: concurrent misses of a key share one load. */
+  readonly readCache: ReadCache;
+  readonly walletAuth: WalletAuth;
+  readonly vaults: VaultReadService;
+  readonly vaultWrites: VaultWriteService;
+  readonly transactions: TransactionReadService;
+  readonly overrides: OverrideReadService;
+  readonly analytics: AnalyticsService;
+  readonly actions: ActionService;
+  readonly webhooks: WebhookService;
+  readonly deliveries: DeliveryService;
+  readonly eventFeed: EventFeed;
+  readonly health: HealthService;
+  readonly readiness: ReadinessService;
+  /** The one event-loop monitor of the process (/livez). */
+  readonly eventLoopDelay: EventLoopDelay;
+  /** Stops what the services hold open (feed polling, the loop monitor) and saves pending Blink views. */
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** How long a live chain read may take before the request fails with CHAIN_UNAVAILABLE. */
+  readonly chainTimeoutMs?: number;
+}
+
+const CHAIN_TIMEOUT_MS = 3_000;
+
+export function createServices(deps: AppDeps, options: ServiceOptions = {}): Services {
+  const { config, storage, clock } = deps;
+  const programId = address(config.programId);
+  const readCache = createReadCache({ cache: deps.cache, metrics: deps.metrics, enabled: config.readCache });
+  const webhooks = createWebhookService({
+    db: storage.db,
+    clock,
+    urlPolicy: { allowPrivateUrls: config.webhookAllowPrivateUrls, emailEnabled: config.smtpUrl !== null },
+    secretBox: createSecretBox(config.webhookSecretsKeys),
+    mailer: deps.confirmationMailer,
+    publicBaseUrl: config.publicBaseUrl,
+  });
+  const actions = createActionService({ ...deps, chain: approvalChain });
+  const eventFeed = createEventFeed({ storage });
+  const eventLoopDelay = createEventLoopDelay();
+  return {
+    readCache,
+    walletAuth: createWalletAuth({
+      cache: deps.cache,
+      // Only a shared cache can fail over: the in-process one never refuses to answer.
+      claimStore: deps.cache.kind === 'redis' ? createDatabaseClaimStore(storage) : undefined,
+      clock,
+      maxAgeSeconds: config.authMaxAgeSeconds,
+      domain: new URL(config.publicBaseUrl).host,
+      requireRequestBinding: config.authRequireRequestBinding,
+    }),
+    vaults: createVaultReadService({ db: storage.db, readCache }),
+    vaultWrites: createVaultWriteService({
+      db: storage.db,
+      cache: deps.cache,
+      clock,
+      latestBlockhash: createLatestBlockhashSource(
+        async (signal) =>
+          (await deps.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send({ abortSignal: signal }))
+            .value,
+        { clock, onError: (error) => deps.logger.warn({ err: error }, 'getLatestBlockhash failed') },
+      ),
+      transactions: createVaultTransactionBuilder(programId),
+    }),
+    transactions: createTransactionReadService({
+      storage,
+      readCache,
+      links: { publicBaseUrl: config.publicBaseUrl, cluster: config.cluster },
+    }),
+    overrides: createOverrideReadService({
+      db: storage.db,
+      readCache,
+      clock,
+      publicBaseUrl: config.publicBaseUrl,
+    }),
+    analytics: createAnalyticsService({
+      storage,
+      clock,
+      readCache,
+      rpc: deps.rpc,
+      decodeVaultWindow: createVaultWindowDecoder(programId),
+      chainTimeoutMs: options.chainTimeoutMs ?? CHAIN_TIMEOUT_MS,
+      logger: deps.logger,
+    }),
+    actions,
+    webhooks,
+    deliveries: createDeliveryService({ db: storage.db, clock, webhooks }),
+    eventFeed,
+    health: createHealthService({ ...deps, version: config.version }),
+    readiness: createReadinessService({ ...deps, roles: config.roles }),
+    eventLoopDelay,
+    async close() {
+      eventFeed.close();
+      eventLoopDelay.close();
+      await actions.close();
+    },
+  };
+}

@@ -81,76 +81,13 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** Parses the environment; throws ConfigError naming every bad variable at once. */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
-  const read = (name: string): string | undefined => {
-    const value = env[name];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
-  };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = read(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
-      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
-      return fallback;
-    }
-    return value;
-  };
-  const bool = (name: string, fallback: boolean): boolean => {
-    const raw = read(name)?.toLowerCase();
-    if (raw === undefined) return fallback;
-    if (['true', '1', 'yes', 'on'].includes(raw)) return true;
-    if (['false', '0', 'no', 'off'].includes(raw)) return false;
-    problems.push(`${name} must be true or false (got "${raw}")`);
-    return fallback;
-  };
-  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
-    const raw = read(name);
-    if (raw === undefined) return fallback;
-    if ((allowed as readonly string[]).includes(raw)) return raw as T;
-    problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
-    return fallback;
-  };
-  const url = (name: string, protocols: readonly string[]): string | undefined => {
-    const raw = read(name);
-    if (raw === undefined) return undefined;
-    try {
-      const parsed = new URL(raw);
-      if (protocols.includes(parsed.protocol)) return raw;
-    } catch {}
-    problems.push(`${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} URL`);
-    return undefined;
-  };
-
+  const { read, int, bool, oneOf, url } = createEnvReader(env, problems);
   const port = int('PORT', 3000, 0, 65535);
   const host = read('HOST') ?? '0.0.0.0';
   const database = parseDatabase(read('DATABASE_URL'), read('DATA_DIR') ?? './data', problems);
   const redisUrl = url('REDIS_URL', ['redis:', 'rediss:']) ?? null;
   const cluster = oneOf('SOLANA_CLUSTER', SOLANA_CLUSTERS, 'devnet');
-  const urls = (name: string, protocols: readonly string[]): string[] => {
-    const raw = read(name);
-    if (raw === undefined) return [];
-    const parts = raw.split(',').map((p) => p.trim());
-    const bad = parts.filter((p) => {
-      try {
-        return !protocols.includes(new URL(p).protocol);
-      } catch {
-        return true;
-      }
-    });
-    if (bad.length === 0) return parts;
-    // Never echo the value: RPC URLs carry API keys.
-    problems.push(
-      `${name} must be a comma-separated list of ${protocols.map((p) => `${p}//`).join(' or ')} URLs (${bad.length} invalid)`,
-    );
-    return [];
-  };
-  const rpcUrls = urls('SOLANA_RPC_URL', ['http:', 'https:']);
-  const wsUrls = urls('SOLANA_WS_URL', ['ws:', 'wss:']);
-  if (rpcUrls.length === 0) rpcUrls.push(CLUSTER_RPC[cluster]);
-  if (wsUrls.length > rpcUrls.length) {
-    problems.push('SOLANA_WS_URL lists more URLs than SOLANA_RPC_URL (they are paired by position)');
-  }
-  const rpcEndpoints = rpcUrls.map((rpcUrl, i) => ({ rpcUrl, wsUrl: wsUrls[i] ?? deriveWsUrl(rpcUrl) }));
+  const rpcEndpoints = readRpcEndpoints(env, problems, cluster);
   const { rpcUrl, wsUrl } = rpcEndpoints[0]!;
   const programId = read('VAULT_PROGRAM_ID') ?? DEFAULT_PROGRAM_ID;
   if (!isAddress(programId)) problems.push('VAULT_PROGRAM_ID must be a base58 32-byte address');
@@ -204,6 +141,80 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+/** Readers of one variable each: trimmed (blank is unset), the fallback on a bad value, which goes to problems. */
+function createEnvReader(env: Env, problems: string[]) {
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = read(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+    if (['false', '0', 'no', 'off'].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+    return fallback;
+  };
+  const url = (name: string, protocols: readonly string[]): string | undefined => {
+    const raw = read(name);
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (protocols.includes(parsed.protocol)) return raw;
+    } catch {}
+    problems.push(`${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} URL`);
+    return undefined;
+  };
+  const urls = (name: string, protocols: readonly string[]): string[] => {
+    const raw = read(name);
+    if (raw === undefined) return [];
+    const parts = raw.split(',').map((p) => p.trim());
+    const bad = parts.filter((p) => {
+      try {
+        return !protocols.includes(new URL(p).protocol);
+      } catch {
+        return true;
+      }
+    });
+    if (bad.length === 0) return parts;
+    // Never echo the value: RPC URLs carry API keys.
+    problems.push(
+      `${name} must be a comma-separated list of ${protocols.map((p) => `${p}//`).join(' or ')} URLs (${bad.length} invalid)`,
+    );
+    return [];
+  };
+  return { read, int, bool, oneOf, url, urls };
+}
+
+/** SOLANA_RPC_URL and SOLANA_WS_URL, paired by position (the cluster's public node when unset). */
+function readRpcEndpoints(env: Env, problems: string[], cluster: SolanaCluster): Config['rpcEndpoints'] {
+  const { urls } = createEnvReader(env, problems);
+  const rpcUrls = urls('SOLANA_RPC_URL', ['http:', 'https:']);
+  const wsUrls = urls('SOLANA_WS_URL', ['ws:', 'wss:']);
+  if (rpcUrls.length === 0) rpcUrls.push(CLUSTER_RPC[cluster]);
+  if (wsUrls.length > rpcUrls.length) {
+    problems.push('SOLANA_WS_URL lists more URLs than SOLANA_RPC_URL (they are paired by position)');
+  }
+  return rpcUrls.map((rpcUrl, i) => ({ rpcUrl, wsUrl: wsUrls[i] ?? deriveWsUrl(rpcUrl) }));
 }
 
 function parseDatabase(raw: string | undefined, dataDir: string, problems: string[]): DatabaseConfig {

@@ -11,6 +11,7 @@ import { readDeliveryQueueStats } from './jobs/delivery-queue-stats.js';
 import { createMetricsRollupJob } from './jobs/metrics-rollup.js';
 import { runScheduledJobs } from './jobs/scheduler.js';
 import { runDeliveryWorker } from './jobs/worker.js';
+import { createBackoff, sleep } from './lib/backoff.js';
 import { createLogger } from './lib/logger.js';
 import { createMetrics, registerRoleMetrics } from './lib/metrics.js';
 import { buildProbeApp } from './probe-app.js';
@@ -119,18 +120,18 @@ async function openStorage(
   logger: ReturnType<typeof createLogger>,
   signal: AbortSignal,
 ): Promise<Storage> {
-  let delayMs = 500;
+  const backoff = createBackoff({ baseMs: 500, capMs: 10_000, jitter: false });
   for (;;) {
     try {
       return await createDatabase(config.database);
     } catch (error) {
       if (config.database.kind !== 'postgres' || signal.aborted) throw error;
+      const delayMs = backoff.next();
       logger.warn(
         { err: (error as Error).message, retryInMs: delayMs },
         'database unavailable at start; retrying',
       );
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      delayMs = Math.min(delayMs * 2, 10_000);
+      await sleep(delayMs, signal);
     }
   }
 }

@@ -6,8 +6,9 @@ import type { Address } from '@solana/kit';
 import type { AppDeps } from '../app-deps.js';
 import { createIngestionService, type IngestionService } from '../domain/ingestion/apply-signature.js';
 import { cursorName, findAppliedSignatures, writeHeartbeat } from '../domain/ingestion/cursor.js';
+import type { Tx } from '../storage/database.js';
 import { runBackfill } from './backfill.js';
-import { createBackoff, sleep } from './backoff.js';
+import { type Backoff, createBackoff, sleep } from './backoff.js';
 import { createChainReader } from './chain-reader.js';
 import { createOrderedReader, readTransaction } from './fetch-transaction.js';
 import { createIngestorLock, type IngestorLock } from './ingestor-lock.js';
@@ -69,206 +70,261 @@ export async function runIngestor(
   status.state = 'stopped';
 }
 
+/** What one session's steps share: its dependencies, the live queue, and what the loop does next. */
+interface Session {
+  readonly deps: IngestorDeps;
+  readonly lock: IngestorLock;
+  readonly signal: AbortSignal;
+  readonly programId: Address;
+  readonly rpc: ReturnType<typeof createBatchingSolanaRpc>;
+  readonly fetchConcurrency: number;
+  readonly batchSize: number;
+  readonly instance: string;
+  readonly ingestion: IngestionService;
+  readonly fence: (tx: Tx) => Promise<void>;
+  /** Backoff between failed backfills or live batches. */
+  readonly retry: Backoff;
+  /** Live signatures not yet applied, with when each was first seen (Map keeps arrival order). */
+  readonly queue: Map<string, number>;
+  connected: boolean;
+  backfillWanted: boolean;
+  busySince: number | null;
+  wake: (() => void) | null;
+}
+
 async function runSession(
   deps: IngestorDeps,
   lock: IngestorLock,
   signal: AbortSignal,
   options: IngestorOptions,
 ): Promise<void> {
-  const { config, storage, logger, metrics } = deps;
+  const s = createSession(deps, lock, signal, options);
+  const notify = () => wakeLoop(s);
+  deps.roleStatus.ingestor.behindSince = () => behindSince(s);
+  const subscription = runLogSubscription(
+    {
+      rpcEndpoints: deps.rpcEndpoints,
+      programId: s.programId,
+      logger: deps.logger,
+      ...(options.preferredRecheckMs ? { preferredRecheckMs: options.preferredRecheckMs } : {}),
+    },
+    subscriptionHandlers(s),
+    signal,
+  );
+  const timers = [
+    setInterval(() => wantBackfill(s), deps.config.backfillIntervalMs),
+    setInterval(() => void beat(s), options.heartbeatMs ?? 5_000),
+  ];
+  signal.addEventListener('abort', notify, { once: true });
+  await beat(s);
+  try {
+    while (!signal.aborted) await runStep(s);
+  } finally {
+    for (const timer of timers) clearInterval(timer);
+    signal.removeEventListener('abort', notify);
+    await subscription;
+    if (!lock.lost.aborted) await beat(s, 'disconnected');
+  }
+}
+
+function createSession(
+  deps: IngestorDeps,
+  lock: IngestorLock,
+  signal: AbortSignal,
+  options: IngestorOptions,
+): Session {
+  const { config, logger } = deps;
   const programId = config.programId as Address;
-  // Enough reads in flight to hide the node's latency; they travel in JSON-RPC batches.
-  const fetchConcurrency = options.fetchConcurrency ?? 64;
   const rpc = createBatchingSolanaRpc(deps.rpcEndpoints, { maxBatch: options.rpcBatchSize ?? 32 });
-  const batchSize = options.batchSize ?? 250;
-  const instance = `${hostname()}:${process.pid}`;
   const ingestion = createIngestionService({
-    storage,
+    storage: deps.storage,
     cache: deps.cache,
     logger,
     clock: deps.clock,
-    metrics,
+    metrics: deps.metrics,
     publicBaseUrl: config.publicBaseUrl,
     cluster: config.cluster,
     cursorName: cursorName(config.programId),
     chainReader: createChainReader({ rpc, programId, logger, signal }),
   });
-  const fence = lock.fence.bind(lock);
-
-  /** Live signatures not yet applied, with when each was first seen (Map keeps arrival order). */
-  const queue = new Map<string, number>();
-  let connected = false;
-  let backfillWanted = true;
-  let busySince: number | null = null;
-  let wake: (() => void) | null = null;
-  const notify = () => {
-    wake?.();
-    wake = null;
-  };
-
-  const behindSince = () => {
-    const oldestQueued = queue.values().next().value;
-    const times = [busySince, oldestQueued].filter((t): t is number => t !== undefined && t !== null);
-    return times.length === 0 ? null : new Date(Math.min(...times));
-  };
-  const status = deps.roleStatus.ingestor;
-  status.behindSince = behindSince;
-  const setFeed = (endpoint: string | null) => {
-    status.feedConnected = endpoint !== null;
-    if (status.feedEndpoint !== null) metrics.ingestionFeedEndpoint.labels(status.feedEndpoint).set(0);
-    if (endpoint !== null) metrics.ingestionFeedEndpoint.labels(endpoint).set(1);
-    status.feedEndpoint = endpoint;
-  };
-  const beat = (status?: 'disconnected') =>
-    writeHeartbeat(storage.db, {
-      status: status ?? (connected ? 'connected' : 'connecting'),
-      instance,
-      behindSince: status === undefined ? behindSince() : null,
-    }).catch((error: unknown) => logger.warn({ err: (error as Error).message }, 'heartbeat failed'));
-
-  const subscription = runLogSubscription(
-    {
-      rpcEndpoints: deps.rpcEndpoints,
-      programId,
-      logger,
-      ...(options.preferredRecheckMs ? { preferredRecheckMs: options.preferredRecheckMs } : {}),
-    },
-    {
-      onConnected(endpoint) {
-        connected = true;
-        setFeed(endpoint);
-        backfillWanted = true; // whatever landed while we were away
-        logger.info({ endpoint }, 'log subscription up');
-        notify();
-        void beat();
-      },
-      onSignature(signature) {
-        if (queue.size >= MAX_QUEUED) {
-          // The queue only saves the backfill some work: past this size, let the backfill take over.
-          logger.warn({ queued: queue.size }, 'live queue full; the backfill will read these');
-          queue.clear();
-          backfillWanted = true;
-        }
-        if (!queue.has(signature)) queue.set(signature, Date.now());
-        notify();
-      },
-      onDisconnected(error, retryInMs, endpoint) {
-        connected = false;
-        setFeed(null);
-        metrics.ingestionReconnects.inc();
-        logger.warn(
-          { err: deps.rpcEndpoints.redact(String((error as Error)?.message)), endpoint, retryInMs },
-          'log subscription lost; reconnecting',
-        );
-        void beat();
-      },
-    },
+  return {
+    deps,
+    lock,
     signal,
-  );
-  const timers = [
-    setInterval(() => {
-      backfillWanted = true;
-      notify();
-    }, config.backfillIntervalMs),
-    setInterval(() => void beat(), options.heartbeatMs ?? 5_000),
-  ];
-  signal.addEventListener('abort', notify, { once: true });
-  await beat();
-
-  const retry = createBackoff({ baseMs: 500, capMs: 30_000 });
-  const retryLater = (error: unknown, what: string) => {
-    const delay = retry.next();
-    const err = deps.rpcEndpoints.redact(String((error as Error)?.message));
-    logger.error({ err, retryInMs: delay }, `${what} failed`);
-    const timer = setTimeout(() => {
-      backfillWanted = true;
-      notify();
-    }, delay);
-    timer.unref();
+    programId,
+    rpc,
+    // Enough reads in flight to hide the node's latency; they travel in JSON-RPC batches.
+    fetchConcurrency: options.fetchConcurrency ?? 64,
+    batchSize: options.batchSize ?? 250,
+    instance: `${hostname()}:${process.pid}`,
+    ingestion,
+    fence: lock.fence.bind(lock),
+    retry: createBackoff({ baseMs: 500, capMs: 30_000 }),
+    queue: new Map(),
+    connected: false,
+    backfillWanted: true,
+    busySince: null,
+    wake: null,
   };
+}
 
-  try {
-    while (!signal.aborted) {
-      if (backfillWanted) {
-        backfillWanted = false;
-        busySince = Date.now();
-        try {
-          const result = await runBackfill(
-            {
-              rpc,
-              programId,
-              storage,
-              metrics,
-              ingestion,
-              cursorName: cursorName(config.programId),
-              backfill: config.backfill,
-              fence,
-              fetchConcurrency,
-              batchSize,
-            },
-            signal,
-          );
-          retry.reset();
-          logger[result.applied > 0 ? 'info' : 'debug'](result, 'backfill done');
-        } catch (error) {
-          if (!signal.aborted) retryLater(error, 'backfill');
-        } finally {
-          busySince = null;
-        }
-      } else if (queue.size > 0) {
-        const taken = [...queue.entries()];
-        queue.clear();
-        busySince = taken[0]?.[1] ?? null;
-        try {
-          await applyLive(taken, ingestion);
-        } catch (error) {
-          // Nothing is lost: the backfill walks back to the cursor, which live batches never move.
-          if (!signal.aborted) retryLater(error, 'live ingestion');
-        } finally {
-          busySince = null;
-        }
-      } else {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-      }
-    }
-  } finally {
-    for (const timer of timers) clearInterval(timer);
-    signal.removeEventListener('abort', notify);
-    await subscription;
-    if (!lock.lost.aborted) await beat('disconnected');
-  }
+function wakeLoop(s: Session): void {
+  s.wake?.();
+  s.wake = null;
+}
 
-  async function applyLive(taken: [string, number][], service: IngestionService): Promise<void> {
-    let started = performance.now();
-    const done = await findAppliedSignatures(
-      storage.db,
-      taken.map(([s]) => s),
-    );
-    const seenAt = new Map(taken.filter(([s]) => !done.has(s)));
-    const reader = createOrderedReader(seenAt.keys(), (s) => readTransaction(rpc, programId, s, signal), {
-      concurrency: fetchConcurrency,
-      buffer: batchSize * 2,
-    });
-    for (;;) {
-      // Everything taken is applied together: one commit for what queued up while we were busy.
-      const batch = await reader.nextBatch(batchSize, batchSize);
-      if (batch === null) return;
-      metrics.signaturesFetched.labels('live').inc(batch.length);
-      const read = performance.now();
-      await service.applySignatures(batch, { fence });
-      const committedAt = Date.now();
-      const timing = { readMs: Math.round(read - started), applyMs: Math.round(performance.now() - read) };
-      started = performance.now();
-      for (const tx of batch) {
-        const seen = seenAt.get(tx.signature);
-        if (seen !== undefined) metrics.ingestionLatency.observe((committedAt - seen) / 1000);
+function wantBackfill(s: Session): void {
+  s.backfillWanted = true;
+  wakeLoop(s);
+}
+
+function behindSince(s: Session): Date | null {
+  const oldestQueued = s.queue.values().next().value;
+  const times = [s.busySince, oldestQueued].filter((t): t is number => t !== undefined && t !== null);
+  return times.length === 0 ? null : new Date(Math.min(...times));
+}
+
+function setFeed(s: Session, endpoint: string | null): void {
+  const { metrics, roleStatus } = s.deps;
+  const status = roleStatus.ingestor;
+  status.feedConnected = endpoint !== null;
+  if (status.feedEndpoint !== null) metrics.ingestionFeedEndpoint.labels(status.feedEndpoint).set(0);
+  if (endpoint !== null) metrics.ingestionFeedEndpoint.labels(endpoint).set(1);
+  status.feedEndpoint = endpoint;
+}
+
+function beat(s: Session, status?: 'disconnected'): Promise<unknown> {
+  return writeHeartbeat(s.deps.storage.db, {
+    status: status ?? (s.connected ? 'connected' : 'connecting'),
+    instance: s.instance,
+    behindSince: status === undefined ? behindSince(s) : null,
+  }).catch((error: unknown) => s.deps.logger.warn({ err: (error as Error).message }, 'heartbeat failed'));
+}
+
+function subscriptionHandlers(s: Session): Parameters<typeof runLogSubscription>[1] {
+  const { logger, metrics, rpcEndpoints } = s.deps;
+  return {
+    onConnected(endpoint) {
+      s.connected = true;
+      setFeed(s, endpoint);
+      logger.info({ endpoint }, 'log subscription up');
+      wantBackfill(s); // whatever landed while we were away
+      void beat(s);
+    },
+    onSignature(signature) {
+      if (s.queue.size >= MAX_QUEUED) {
+        // The queue only saves the backfill some work: past this size, let the backfill take over.
+        logger.warn({ queued: s.queue.size }, 'live queue full; the backfill will read these');
+        s.queue.clear();
+        s.backfillWanted = true;
       }
-      logger.debug(
-        { source: 'live', signatures: batch.map((t) => t.signature), committedAt, ...timing },
-        'applied live signatures',
+      if (!s.queue.has(signature)) s.queue.set(signature, Date.now());
+      wakeLoop(s);
+    },
+    onDisconnected(error, retryInMs, endpoint) {
+      s.connected = false;
+      setFeed(s, null);
+      metrics.ingestionReconnects.inc();
+      logger.warn(
+        { err: rpcEndpoints.redact(String((error as Error)?.message)), endpoint, retryInMs },
+        'log subscription lost; reconnecting',
       );
+      void beat(s);
+    },
+  };
+}
+
+/** One turn of the loop: a wanted backfill first, else the queued live signatures, else wait for either. */
+async function runStep(s: Session): Promise<void> {
+  if (s.backfillWanted) {
+    s.backfillWanted = false;
+    s.busySince = Date.now();
+    await backfillStep(s).finally(() => {
+      s.busySince = null;
+    });
+  } else if (s.queue.size > 0) {
+    const taken = [...s.queue.entries()];
+    s.queue.clear();
+    s.busySince = taken[0]?.[1] ?? null;
+    try {
+      await applyLive(s, taken);
+    } catch (error) {
+      // Nothing is lost: the backfill walks back to the cursor, which live batches never move.
+      if (!s.signal.aborted) retryLater(s, error, 'live ingestion');
+    } finally {
+      s.busySince = null;
     }
+  } else {
+    await new Promise<void>((resolve) => {
+      s.wake = resolve;
+    });
+  }
+}
+
+async function backfillStep(s: Session): Promise<void> {
+  const { config, storage, metrics, logger } = s.deps;
+  try {
+    const result = await runBackfill(
+      {
+        rpc: s.rpc,
+        programId: s.programId,
+        storage,
+        metrics,
+        ingestion: s.ingestion,
+        cursorName: cursorName(config.programId),
+        backfill: config.backfill,
+        fence: s.fence,
+        fetchConcurrency: s.fetchConcurrency,
+        batchSize: s.batchSize,
+      },
+      s.signal,
+    );
+    s.retry.reset();
+    logger[result.applied > 0 ? 'info' : 'debug'](result, 'backfill done');
+  } catch (error) {
+    if (!s.signal.aborted) retryLater(s, error, 'backfill');
+  }
+}
+
+/** Logs the failure and asks for a backfill after the next backoff delay. */
+function retryLater(s: Session, error: unknown, what: string): void {
+  const delay = s.retry.next();
+  const err = s.deps.rpcEndpoints.redact(String((error as Error)?.message));
+  s.deps.logger.error({ err, retryInMs: delay }, `${what} failed`);
+  const timer = setTimeout(() => wantBackfill(s), delay);
+  timer.unref();
+}
+
+async function applyLive(s: Session, taken: [string, number][]): Promise<void> {
+  const { storage, metrics, logger } = s.deps;
+  let started = performance.now();
+  const done = await findAppliedSignatures(
+    storage.db,
+    taken.map(([signature]) => signature),
+  );
+  const seenAt = new Map(taken.filter(([signature]) => !done.has(signature)));
+  const read = (signature: string) => readTransaction(s.rpc, s.programId, signature, s.signal);
+  const reader = createOrderedReader(seenAt.keys(), read, {
+    concurrency: s.fetchConcurrency,
+    buffer: s.batchSize * 2,
+  });
+  for (;;) {
+    // Everything taken is applied together: one commit for what queued up while we were busy.
+    const batch = await reader.nextBatch(s.batchSize, s.batchSize);
+    if (batch === null) return;
+    metrics.signaturesFetched.labels('live').inc(batch.length);
+    const readAt = performance.now();
+    await s.ingestion.applySignatures(batch, { fence: s.fence });
+    const committedAt = Date.now();
+    const timing = { readMs: Math.round(readAt - started), applyMs: Math.round(performance.now() - readAt) };
+    started = performance.now();
+    for (const tx of batch) {
+      const seen = seenAt.get(tx.signature);
+      if (seen !== undefined) metrics.ingestionLatency.observe((committedAt - seen) / 1000);
+    }
+    logger.debug(
+      { source: 'live', signatures: batch.map((t) => t.signature), committedAt, ...timing },
+      'applied live signatures',
+    );
   }
 }

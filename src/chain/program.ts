@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ReadonlyUint8Array } from '@solana/codecs';
 import { type Address, address } from '@solana/kit';
+import { OVERRIDE_TTL_SECONDS as OVERRIDE_TTL } from '../domain/ingestion/types.js';
 
 /** The vault program's interface constants: ids, discriminators, enums and error codes (see PROGRAM.md). */
 
@@ -13,7 +14,7 @@ export const PENDING_OVERRIDE_SIZE = 131;
 export const MAX_WHITELIST = 20;
 export const MAX_NAME_BYTES = 50;
 /** Override lifetime the program sets on create_override (expires_at = now + 1 h). */
-export const OVERRIDE_TTL_SECONDS = 3600n;
+export const OVERRIDE_TTL_SECONDS = BigInt(OVERRIDE_TTL);
 
 export const EVENT_NAMES = [
   'VaultCreated',

@@ -11,7 +11,9 @@ import {
   type RpcTransport,
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
 } from '@solana/kit';
+import { backoffDelay } from '../lib/backoff.js';
 import type { Metrics } from '../lib/metrics.js';
+import { applyReplacements, urlLabel, urlReplacements } from '../lib/url-redaction.js';
 import type { SolanaRpc, SolanaRpcSubscriptions } from './rpc.js';
 
 export interface RpcEndpointConfig {
@@ -100,10 +102,7 @@ class RpcTimeoutError extends Error {
 }
 
 /** scheme://host of a URL; never its path, query or credentials. */
-export function rpcEndpointLabel(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.protocol}//${parsed.host}`;
-}
+export const rpcEndpointLabel = urlLabel;
 
 type Failure = { kind: 'rate_limited' | 'error' | 'timeout'; retryAfterMs: number | null };
 /** A long-lived use failed in a way the transport does not name (e.g. a WebSocket that dropped). */
@@ -146,10 +145,6 @@ export function createRpcEndpoints(
   options: RpcEndpointsOptions = {},
 ): RpcEndpoints {
   if (configs.length === 0) throw new Error('at least one RPC endpoint is required');
-  const now = options.now ?? Date.now;
-  const timeoutMs = options.timeoutMs ?? 15_000;
-  const baseCooldownMs = options.cooldownMs ?? 1_000;
-  const maxCooldownMs = options.maxCooldownMs ?? 30_000;
   const labels = uniqueLabels(configs.map((c) => rpcEndpointLabel(c.rpcUrl)));
   const endpoints: RpcEndpoint[] = configs.map((c, index) => ({
     index,
@@ -158,112 +153,132 @@ export function createRpcEndpoints(
     transport: createDefaultRpcTransport({ url: c.rpcUrl }),
     subscriptions: createSolanaRpcSubscriptions(c.wsUrl),
   }));
-  // until: cooling down (tried only when no other endpoint is out of its cooldown);
-  // retryAfterUntil: inside the window the node asked for with Retry-After (never tried).
-  const health = endpoints.map(() => ({ failures: 0, until: 0, retryAfterUntil: 0 }));
+  const pool: Pool = {
+    endpoints,
+    health: endpoints.map(() => ({ failures: 0, until: 0, retryAfterUntil: 0 })),
+    now: options.now ?? Date.now,
+    timeoutMs: options.timeoutMs ?? 15_000,
+    cooldown: { baseMs: options.cooldownMs ?? 1_000, capMs: options.maxCooldownMs ?? 30_000 },
+    metrics: options.metrics,
+  };
   const secrets = rpcUrlReplacements(configs);
-
-  const available = (i: number) => (health[i]?.until ?? 0) <= now();
-  const allowed = (i: number) => (health[i]?.retryAfterUntil ?? 0) <= now();
-  /** Out of cooldown first, in order of preference; then those cooling down after errors, soonest first. */
-  const candidates = () => [
-    ...endpoints.filter((e) => available(e.index)),
-    ...endpoints
-      .filter((e) => !available(e.index) && allowed(e.index))
-      .sort((x, y) => health[x.index]!.until - health[y.index]!.until),
-  ];
-  const publish = (endpoint: RpcEndpoint) =>
-    options.metrics?.rpcEndpointAvailable.labels(endpoint.label).set(available(endpoint.index) ? 1 : 0);
-  for (const endpoint of endpoints) publish(endpoint);
-
-  const recordFailureKind = (endpoint: RpcEndpoint, failure: Failure) => {
-    const state = health[endpoint.index]!;
-    state.failures += 1;
-    const backoff = Math.min(maxCooldownMs, baseCooldownMs * 2 ** Math.min(state.failures - 1, 20));
-    state.until = Math.max(state.until, now() + (failure.retryAfterMs ?? backoff));
-    if (failure.retryAfterMs !== null) {
-      state.retryAfterUntil = Math.max(state.retryAfterUntil, now() + failure.retryAfterMs);
-    }
-    options.metrics?.rpcRequests.labels(endpoint.label, failure.kind).inc();
-    publish(endpoint);
-  };
-  const recordSuccess = (endpoint: RpcEndpoint) => {
-    const state = health[endpoint.index]!;
-    state.failures = 0;
-    state.until = 0;
-    state.retryAfterUntil = 0;
-    options.metrics?.rpcRequests.labels(endpoint.label, 'ok').inc();
-    publish(endpoint);
-  };
-
-  const attempt = <T>(
-    endpoint: RpcEndpoint,
-    send: (endpoint: RpcEndpoint, signal: AbortSignal) => Promise<T>,
-    signal: AbortSignal | undefined,
-  ) => sendWithTimeout(timeoutMs, (attemptSignal) => send(endpoint, attemptSignal), signal);
-
+  for (const endpoint of endpoints) publish(pool, endpoint);
   return {
     endpoints,
-    async request(send, signal) {
-      let lastError: unknown = null;
-      for (const endpoint of candidates()) {
-        signal?.throwIfAborted();
-        try {
-          const result = await attempt(endpoint, send, signal);
-          recordSuccess(endpoint);
-          return result;
-        } catch (error) {
-          if (signal?.aborted) throw error;
-          const failure = classifyRpcFailure(error, now());
-          if (failure === null) throw error;
-          recordFailureKind(endpoint, failure);
-          lastError = error;
-        }
-      }
-      if (lastError !== null) throw lastError;
-      const next = Math.min(...health.map((h) => h.retryAfterUntil));
-      throw new RpcEndpointsUnavailableError(Math.max(0, next - now()));
-    },
-    pick() {
-      return candidates()[0] ?? null;
-    },
-    isAvailable(endpoint) {
-      return available(endpoint.index);
-    },
-    hasPreferredBefore(index) {
-      return endpoints.some((e) => e.index < index && available(e.index));
-    },
-    recordFailure(endpoint, error) {
-      recordFailureKind(endpoint, classifyRpcFailure(error, now()) ?? UNCLASSIFIED);
-    },
-    recordSuccess,
-    async probe(endpoint) {
-      try {
-        await attempt(endpoint, (e, signal) => e.transport({ payload: PROBE_PAYLOAD, signal }), undefined);
-        recordSuccess(endpoint);
-        return true;
-      } catch (error) {
-        recordFailureKind(endpoint, classifyRpcFailure(error, now()) ?? UNCLASSIFIED);
-        return false;
-      }
-    },
-    status() {
-      return endpoints.map((e) => {
-        const state = health[e.index]!;
+    request: (send, signal) => request(pool, send, signal),
+    pick: () => candidates(pool)[0] ?? null,
+    isAvailable: (endpoint) => available(pool, endpoint.index),
+    hasPreferredBefore: (index) => endpoints.some((e) => e.index < index && available(pool, e.index)),
+    recordFailure: (endpoint, error) =>
+      recordFailureKind(pool, endpoint, classifyRpcFailure(error, pool.now()) ?? UNCLASSIFIED),
+    recordSuccess: (endpoint) => recordSuccess(pool, endpoint),
+    probe: (endpoint) => probe(pool, endpoint),
+    status: () =>
+      endpoints.map((e) => {
+        const state = pool.health[e.index]!;
         return {
           endpoint: e.label,
-          available: available(e.index),
+          available: available(pool, e.index),
           consecutiveFailures: state.failures,
-          cooldownMs: Math.max(0, state.until - now()),
+          cooldownMs: Math.max(0, state.until - pool.now()),
         };
-      });
-    },
-    redact(text) {
-      let out = text;
-      for (const [secret, label] of secrets) if (out.includes(secret)) out = out.split(secret).join(label);
-      return out;
-    },
+      }),
+    redact: (text) => applyReplacements(text, secrets),
   };
+}
+
+/** The endpoints and what each one's recent calls say about it. */
+interface Pool {
+  readonly endpoints: readonly RpcEndpoint[];
+  // until: cooling down (tried only when no other endpoint is out of its cooldown);
+  // retryAfterUntil: inside the window the node asked for with Retry-After (never tried).
+  readonly health: { failures: number; until: number; retryAfterUntil: number }[];
+  readonly now: () => number;
+  readonly timeoutMs: number;
+  /** Cooldown after a failure without Retry-After: doubles per consecutive failure, up to capMs. */
+  readonly cooldown: { baseMs: number; capMs: number };
+  readonly metrics: RpcEndpointsOptions['metrics'];
+}
+
+const available = (pool: Pool, i: number) => (pool.health[i]?.until ?? 0) <= pool.now();
+const allowed = (pool: Pool, i: number) => (pool.health[i]?.retryAfterUntil ?? 0) <= pool.now();
+
+/** Out of cooldown first, in order of preference; then those cooling down after errors, soonest first. */
+function candidates(pool: Pool): RpcEndpoint[] {
+  return [
+    ...pool.endpoints.filter((e) => available(pool, e.index)),
+    ...pool.endpoints
+      .filter((e) => !available(pool, e.index) && allowed(pool, e.index))
+      .sort((x, y) => pool.health[x.index]!.until - pool.health[y.index]!.until),
+  ];
+}
+
+function publish(pool: Pool, endpoint: RpcEndpoint): void {
+  pool.metrics?.rpcEndpointAvailable.labels(endpoint.label).set(available(pool, endpoint.index) ? 1 : 0);
+}
+
+function recordFailureKind(pool: Pool, endpoint: RpcEndpoint, failure: Failure): void {
+  const state = pool.health[endpoint.index]!;
+  state.failures += 1;
+  const now = pool.now();
+  state.until = Math.max(
+    state.until,
+    now + (failure.retryAfterMs ?? backoffDelay(state.failures - 1, pool.cooldown)),
+  );
+  if (failure.retryAfterMs !== null) {
+    state.retryAfterUntil = Math.max(state.retryAfterUntil, now + failure.retryAfterMs);
+  }
+  pool.metrics?.rpcRequests.labels(endpoint.label, failure.kind).inc();
+  publish(pool, endpoint);
+}
+
+function recordSuccess(pool: Pool, endpoint: RpcEndpoint): void {
+  const state = pool.health[endpoint.index]!;
+  state.failures = 0;
+  state.until = 0;
+  state.retryAfterUntil = 0;
+  pool.metrics?.rpcRequests.labels(endpoint.label, 'ok').inc();
+  publish(pool, endpoint);
+}
+
+async function request<T>(
+  pool: Pool,
+  send: (endpoint: RpcEndpoint, signal: AbortSignal) => Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  let lastError: unknown = null;
+  for (const endpoint of candidates(pool)) {
+    signal?.throwIfAborted();
+    try {
+      const result = await sendWithTimeout(pool.timeoutMs, (attempt) => send(endpoint, attempt), signal);
+      recordSuccess(pool, endpoint);
+      return result;
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      const failure = classifyRpcFailure(error, pool.now());
+      if (failure === null) throw error;
+      recordFailureKind(pool, endpoint, failure);
+      lastError = error;
+    }
+  }
+  if (lastError !== null) throw lastError;
+  const next = Math.min(...pool.health.map((h) => h.retryAfterUntil));
+  throw new RpcEndpointsUnavailableError(Math.max(0, next - pool.now()));
+}
+
+async function probe(pool: Pool, endpoint: RpcEndpoint): Promise<boolean> {
+  try {
+    await sendWithTimeout(
+      pool.timeoutMs,
+      (signal) => endpoint.transport({ payload: PROBE_PAYLOAD, signal }),
+      undefined,
+    );
+    recordSuccess(pool, endpoint);
+    return true;
+  } catch (error) {
+    recordFailureKind(pool, endpoint, classifyRpcFailure(error, pool.now()) ?? UNCLASSIFIED);
+    return false;
+  }
 }
 
 /** Runs send with a signal that also aborts after timeoutMs; that timeout rejects as RpcTimeoutError. */
@@ -294,22 +309,9 @@ export function createFailoverSolanaRpc(rpcEndpoints: RpcEndpoints): SolanaRpc {
   return createSolanaRpcFromTransport(transport);
 }
 
-/**
- * Text replacements that keep RPC URLs' paths and queries (where providers put API keys) out of
- * logs: each full URL becomes its scheme and host, a bare path-and-query becomes [redacted].
- * Longest first, so a URL is replaced whole before its own path is.
- */
+/** Text replacements that keep RPC URLs' paths and queries (where providers put API keys) out of logs. */
 export function rpcUrlReplacements(configs: readonly RpcEndpointConfig[]): [string, string][] {
-  const pairs = new Map<string, string>();
-  for (const url of configs.flatMap((c) => [c.rpcUrl, c.wsUrl])) {
-    const parsed = new URL(url);
-    const label = `${parsed.protocol}//${parsed.host}`;
-    pairs.set(url, label);
-    pairs.set(parsed.href, label);
-    const secretPart = `${parsed.pathname}${parsed.search}`;
-    if (secretPart.length > 4) pairs.set(secretPart, '/[redacted]');
-  }
-  return [...pairs].sort((a, b) => b[0].length - a[0].length);
+  return urlReplacements(configs.flatMap((c) => [c.rpcUrl, c.wsUrl]));
 }
 
 /** Two endpoints on the same host get their position appended, so metrics keep them apart. */

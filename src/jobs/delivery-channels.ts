@@ -1,4 +1,5 @@
 // One attempt over the subscription's channel: a signed HTTP POST, or an e-mail for `mailto:`.
+import type { Logger } from 'pino';
 import type { SecretBox } from '../domain/webhooks/secret-box.js';
 import { activePreviousSecret, buildSignedDelivery } from '../domain/webhooks/signatures.js';
 import { mailtoAddress } from '../domain/webhooks/subscription-url.js';
@@ -9,10 +10,16 @@ import type { HttpSender, SendOutcome } from './http-sender.js';
 
 export type Channel = 'webhook' | 'email';
 
+export interface Senders {
+  http: HttpSender;
+  email: EmailSender | null;
+  secretBox: SecretBox;
+}
+
 export async function sendDelivery(
   delivery: ClaimedDelivery,
   startedAt: Date,
-  senders: { http: HttpSender; email: EmailSender | null; secretBox: SecretBox },
+  senders: Senders,
 ): Promise<{ channel: Channel; outcome: SendOutcome }> {
   const to = mailtoAddress(delivery.url);
   if (to !== null) {
@@ -39,4 +46,24 @@ export async function sendDelivery(
     attemptAt: startedAt,
   });
   return { channel: 'webhook', outcome: await senders.http.send({ url: delivery.url, ...signed }) };
+}
+
+/** Sends over the delivery's channel; a crash is an attempt like any other, so it too runs out of retries. */
+export function sendOrCrash(
+  delivery: ClaimedDelivery,
+  startedAt: Date,
+  senders: Senders,
+  logger: Logger,
+): Promise<{ channel: Channel; outcome: SendOutcome }> {
+  return sendDelivery(delivery, startedAt, senders).catch((error: unknown) => {
+    logger.error({ err: (error as Error).message, deliveryId: delivery.id }, 'delivery crashed');
+    const outcome = {
+      ok: false,
+      statusCode: null,
+      error: 'internal_error',
+      retryAfter: null,
+      responseBody: null,
+    };
+    return { channel: 'webhook' as const, outcome };
+  });
 }

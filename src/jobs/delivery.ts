@@ -50,7 +50,11 @@ const iso = (date: Date | null): string | null => (date === null ? null : date.t
 const toDate = (value: unknown): Date | null =>
   value === null || value === undefined ? null : value instanceof Date ? value : new Date(String(value));
 
-/** How many due rows a claim looks at for each one it may take: room to rotate across subscriptions. */
+/**
+ * How many due rows a claim looks at for each one it may take: room to rotate across subscriptions.
+ * Only the rows it takes are locked (SKIP LOCKED, with the due conditions checked again on the
+ * locked row), so concurrent workers do not skip each other's unclaimed candidates.
+ */
 const CANDIDATES_PER_SLOT = 4;
 
 /**
@@ -91,7 +95,6 @@ export async function claimDueDeliveries(
         and w.owner not in (select owner from held_owners where n >= ${caps.perOwner})
       order by d.next_attempt_at
       limit ${input.limit * CANDIDATES_PER_SLOT}
-      for update of d skip locked
     ),
     by_subscription as (
       select c.*, coalesce(hs.n, 0)
@@ -105,9 +108,14 @@ export async function claimDueDeliveries(
       where b.sub_slot <= ${caps.perSubscription}
     ),
     due as (
-      select id from by_owner where owner_slot <= ${caps.perOwner}
-      order by owner_slot, next_attempt_at
+      select d.id from webhook_deliveries d
+      join by_owner b on b.id = d.id
+      where b.owner_slot <= ${caps.perOwner}
+        and d.status = 'pending'
+        and (d.locked_until is null or d.locked_until <= ${now}::timestamptz)
+      order by b.owner_slot, b.next_attempt_at
       limit ${input.limit}
+      for update of d skip locked
     )
     update webhook_deliveries d
     set locked_until = ${leaseUntil}::timestamptz, attempt_count = d.attempt_count + 1

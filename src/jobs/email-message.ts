@@ -1,4 +1,5 @@
 // The e-mail form of an event: a subject that says what happened, plain text, and escaped HTML.
+import { escapeHtml } from '../lib/html.js';
 import { formatSol } from '../lib/lamports.js';
 
 export interface EmailMessage {
@@ -152,13 +153,4 @@ function render(
     '</body></html>',
   ].join('');
   return { text, html };
-}
-
-export function escapeHtml(value: string): string {
-  return value
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
 }

@@ -6,19 +6,24 @@ import { createSecretBox, resealWebhookSecrets, type SecretBox } from '../domain
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { WorkerStatus } from '../lib/role-status.js';
+import { createWaiter, type Waiter } from '../lib/waiter.js';
 import type { Storage } from '../storage/database.js';
-import { type AttemptRecord, type ClaimedDelivery, claimDueDeliveries, recordAttempts } from './delivery.js';
-import { type Channel, sendDelivery } from './delivery-channels.js';
-import { createInFlightLedger, defaultCaps, type FairShareCaps } from './delivery-fairness.js';
+import { type AttemptRecorder, createAttemptRecorder } from './attempt-recorder.js';
+import { reportAttempt } from './attempt-report.js';
+import { type ClaimedDelivery, claimDueDeliveries } from './delivery.js';
+import { type Senders, sendOrCrash } from './delivery-channels.js';
+import {
+  createInFlightLedger,
+  defaultCaps,
+  type FairShareCaps,
+  type InFlightLedger,
+} from './delivery-fairness.js';
 import { listenForDeliveries } from './delivery-listener.js';
 import { createEmailSender, type EmailSender } from './email-sender.js';
-import { createHttpSender, type HttpSender, type SendOutcome } from './http-sender.js';
+import { createHttpSender, type HttpSender } from './http-sender.js';
 import { decideAfterAttempt } from './retry-policy.js';
 import type { Resolver } from './ssrf.js';
 
-const FLUSH_BATCH = 64;
-const FLUSH_DELAY_MS = 5;
-const FLUSH_RETRY_MS = 1_000;
 const CLAIM_ERROR_BACKOFF_MS = 1_000;
 
 export interface DeliveryWorkerOptions {
@@ -51,239 +56,192 @@ export interface DeliveryWorker {
 }
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
-  const { storage, clock, logger, metrics } = options;
+  const { storage, clock, logger } = options;
   // Sends are mostly waiting on sockets; twice the old 32 so a hanging owner's half leaves 32 for the rest.
   const concurrency = options.concurrency ?? 64;
-  const pollIntervalMs = options.pollIntervalMs ?? 200;
-  const asyncCommit = storage.kind === 'postgres';
   const caps = options.caps ?? defaultCaps(concurrency);
-  const ledger = createInFlightLedger(caps);
-  const senders = { ...options, secretBox: options.secretBox ?? createSecretBox(null) };
-  const inFlight = new Set<Promise<void>>();
-  const pending: AttemptRecord[] = [];
-  let flushChain = Promise.resolve();
-  let flushTimer: NodeJS.Timeout | undefined;
-  let wakePending = false;
-  let wakeWaiter: (() => void) | null = null;
-  let slotWaiter: (() => void) | null = null;
-  /** Set once drained: late outcomes are dropped (their leases expire) rather than written after close. */
-  let stopped = false;
-
-  const wake = () => {
-    wakePending = true;
-    wakeWaiter?.();
+  const asyncCommit = storage.kind === 'postgres';
+  const ctx: WorkerContext = {
+    options,
+    concurrency,
+    pollIntervalMs: options.pollIntervalMs ?? 200,
+    asyncCommit,
+    caps,
+    ledger: createInFlightLedger(caps),
+    senders: { ...options, secretBox: options.secretBox ?? createSecretBox(null) },
+    inFlight: new Set(),
+    recorder: createAttemptRecorder({ storage, clock, logger, asyncCommit }),
+    wakeWaiter: createWaiter(),
+    slotWaiter: createWaiter(),
+    wakePending: false,
   };
+  return { wake: () => wake(ctx), run: (signal) => run(ctx, signal) };
+}
 
-  function flush(): Promise<void> {
-    clearTimeout(flushTimer);
-    flushTimer = undefined;
-    flushChain = flushChain.then(async () => {
-      const batch = pending.splice(0, pending.length);
-      if (batch.length === 0) return;
-      try {
-        await recordAttempts(storage.db, batch, clock.now(), { asyncCommit });
-      } catch (error) {
-        // Kept for the next flush; meanwhile the leases keep these deliveries from being re-sent.
-        logger.error(
-          { err: (error as Error).message, count: batch.length },
-          'recording delivery attempts failed',
-        );
-        pending.unshift(...batch);
-        flushTimer ??= setTimeout(() => void flush(), FLUSH_RETRY_MS);
-      }
+/** What the worker's steps share: its options, the sends in flight and the two things it waits on. */
+interface WorkerContext {
+  readonly options: DeliveryWorkerOptions;
+  readonly concurrency: number;
+  readonly pollIntervalMs: number;
+  readonly asyncCommit: boolean;
+  readonly caps: FairShareCaps;
+  readonly ledger: InFlightLedger;
+  readonly senders: Senders;
+  readonly inFlight: Set<Promise<void>>;
+  readonly recorder: AttemptRecorder;
+  /** Ends a wait for due deliveries (a NOTIFY, wake(), a freed fair share). */
+  readonly wakeWaiter: Waiter;
+  /** Ends a wait for free slots (half the sends finished). */
+  readonly slotWaiter: Waiter;
+  wakePending: boolean;
+}
+
+function wake(ctx: WorkerContext): void {
+  ctx.wakePending = true;
+  ctx.wakeWaiter.release();
+}
+
+/** Until a NOTIFY (or wake()), the given time, or shutdown. */
+async function waitForWake(ctx: WorkerContext, ms: number, signal: AbortSignal): Promise<void> {
+  if (ctx.wakePending || signal.aborted) return;
+  await ctx.wakeWaiter.wait(ms, signal);
+}
+
+/** Until sends in flight free half the slots, the poll interval passes (slow receivers), or shutdown. */
+async function waitForSlots(ctx: WorkerContext, signal: AbortSignal): Promise<void> {
+  if (signal.aborted || ctx.inFlight.size <= ctx.concurrency / 2) return;
+  await ctx.slotWaiter.wait(ctx.pollIntervalMs, signal);
+}
+
+async function run(ctx: WorkerContext, signal: AbortSignal): Promise<void> {
+  const { storage, logger, status } = ctx.options;
+  const stopListening = await listenForDeliveries(storage, () => wake(ctx), logger).catch((error: Error) => {
+    logger.warn({ err: error.message }, 'delivery listener unavailable; polling only');
+    return async () => {};
+  });
+  logger.info(
+    { concurrency: ctx.concurrency, pollIntervalMs: ctx.pollIntervalMs },
+    'delivery worker started',
+  );
+  if (status !== undefined) {
+    status.running = true;
+    status.inFlight = () => ctx.inFlight.size;
+  }
+  try {
+    while (!signal.aborted) await claimAndSend(ctx, signal);
+  } finally {
+    if (status !== undefined) status.running = false;
+    await drain(ctx);
+    await stopListening();
+    logger.info('delivery worker stopped');
+  }
+}
+
+/** One turn of the loop: claim what the free slots allow, start sending it, then wait for a reason to look again. */
+async function claimAndSend(ctx: WorkerContext, signal: AbortSignal): Promise<void> {
+  const free = ctx.concurrency - ctx.inFlight.size;
+  if (free === 0) {
+    // Waits on sends finishing (real I/O), never on a pending wake-up: that would spin.
+    await waitForSlots(ctx, signal);
+    return;
+  }
+  ctx.wakePending = false;
+  const claimed = await claim(ctx, free);
+  if (claimed === null) {
+    await waitForWake(ctx, CLAIM_ERROR_BACKOFF_MS, signal);
+    return;
+  }
+  for (const delivery of claimed) track(ctx, delivery);
+  // A full batch means more may be due: claim again as soon as slots free up.
+  if (claimed.length === free) await waitForSlots(ctx, signal);
+  else await waitForWake(ctx, ctx.pollIntervalMs, signal);
+}
+
+/** Due deliveries for up to `free` slots, or null when claiming failed (logged). */
+async function claim(ctx: WorkerContext, free: number): Promise<ClaimedDelivery[] | null> {
+  const { storage, clock, logger, status, leaseMs } = ctx.options;
+  try {
+    const claimed = await claimDueDeliveries(storage.db, {
+      now: clock.now(),
+      limit: free,
+      leaseMs,
+      asyncCommit: ctx.asyncCommit,
+      caps: ctx.caps,
+      held: ctx.ledger.held(),
     });
-    return flushChain;
+    if (status !== undefined) Object.assign(status, { lastClaimAt: Date.now(), lastClaimFailed: false });
+    return claimed;
+  } catch (error) {
+    if (status !== undefined) Object.assign(status, { lastClaimAt: Date.now(), lastClaimFailed: true });
+    logger.warn({ err: (error as Error).message }, 'claiming deliveries failed');
+    return null;
   }
+}
 
-  function record(entry: AttemptRecord): void {
-    if (stopped) return;
-    pending.push(entry);
-    if (pending.length >= FLUSH_BATCH) void flush();
-    else flushTimer ??= setTimeout(() => void flush(), FLUSH_DELAY_MS);
-  }
+function track(ctx: WorkerContext, delivery: ClaimedDelivery): void {
+  const task = deliver(ctx, delivery)
+    .catch((error: unknown) => {
+      // Recording itself failed: the lease runs out and the delivery is tried again.
+      ctx.options.logger.error(
+        { err: (error as Error).message, deliveryId: delivery.id },
+        'delivery crashed',
+      );
+    })
+    .finally(() => {
+      ctx.inFlight.delete(task);
+      // A subscription or owner back under its cap may have more due: look now, not at the next poll.
+      if (ctx.ledger.release(delivery)) wake(ctx);
+      // Claim again once half the slots are free: one claim per batch, not per finished send.
+      if (ctx.inFlight.size <= ctx.concurrency / 2) ctx.slotWaiter.release();
+    });
+  ctx.inFlight.add(task);
+  ctx.ledger.add(delivery);
+}
 
-  async function deliver(delivery: ClaimedDelivery): Promise<void> {
-    const startedAt = clock.now();
-    if (!delivery.active || !delivery.verified) {
-      // Enqueued before the subscription was disabled, or before its URL became an unconfirmed address.
-      record({
-        delivery,
-        startedAt,
-        durationMs: 0,
-        outcome: null,
-        decision: { status: 'failed', reason: 'disabled' },
-        note: delivery.active ? 'subscription not verified' : 'subscription disabled',
-      });
-      return;
-    }
-    const began = performance.now();
-    const { channel, outcome }: { channel: Channel; outcome: SendOutcome } = await sendDelivery(
+async function deliver(ctx: WorkerContext, delivery: ClaimedDelivery): Promise<void> {
+  const startedAt = ctx.options.clock.now();
+  if (!delivery.active || !delivery.verified) {
+    // Enqueued before the subscription was disabled, or before its URL became an unconfirmed address.
+    ctx.recorder.record({
       delivery,
       startedAt,
-      senders,
-    ).catch((error: unknown) => {
-      // A bug or an unreadable row is an attempt like any other, so it too runs out of retries.
-      logger.error({ err: (error as Error).message, deliveryId: delivery.id }, 'delivery crashed');
-      return {
-        channel: 'webhook' as const,
-        outcome: {
-          ok: false,
-          statusCode: null,
-          error: 'internal_error',
-          retryAfter: null,
-          responseBody: null,
-        },
-      };
+      durationMs: 0,
+      outcome: null,
+      decision: { status: 'failed', reason: 'disabled' },
+      note: delivery.active ? 'subscription not verified' : 'subscription disabled',
     });
-    const durationMs = Math.round(performance.now() - began);
-    const finishedAt = clock.now();
-    const decision = decideAfterAttempt({
-      attempt: delivery.attempt,
-      result: outcome,
-      scheduleSeconds: options.scheduleSeconds,
-      finishedAt,
-      ...(options.random ? { random: options.random } : {}),
-    });
-    metrics.deliveryAttempts.labels(channel, outcome.ok ? 'success' : 'failure').inc();
-    if (outcome.ok) {
-      metrics.deliveryLatency.observe(
-        Math.max(0, finishedAt.getTime() - delivery.createdAt.getTime()) / 1000,
-      );
-    } else {
-      logger.info(
-        {
-          deliveryId: delivery.id,
-          webhookId: delivery.webhookId,
-          event: delivery.event,
-          attempt: delivery.attempt,
-          status: outcome.statusCode,
-          error: outcome.detail ?? outcome.error,
-          next: decision.status === 'pending' ? decision.nextAttemptAt.toISOString() : decision.status,
-        },
-        'delivery attempt failed',
-      );
-    }
-    record({ delivery, startedAt, durationMs, outcome, decision });
+    return;
   }
+  const began = performance.now();
+  const { channel, outcome } = await sendOrCrash(delivery, startedAt, ctx.senders, ctx.options.logger);
+  const durationMs = Math.round(performance.now() - began);
+  const finishedAt = ctx.options.clock.now();
+  const decision = decideAfterAttempt({
+    attempt: delivery.attempt,
+    result: outcome,
+    scheduleSeconds: ctx.options.scheduleSeconds,
+    finishedAt,
+    ...(ctx.options.random ? { random: ctx.options.random } : {}),
+  });
+  reportAttempt(ctx.options, { delivery, channel, outcome, decision, finishedAt });
+  ctx.recorder.record({ delivery, startedAt, durationMs, outcome, decision });
+}
 
-  function track(delivery: ClaimedDelivery): void {
-    const task = deliver(delivery)
-      .catch((error: unknown) => {
-        // Recording itself failed: the lease runs out and the delivery is tried again.
-        logger.error({ err: (error as Error).message, deliveryId: delivery.id }, 'delivery crashed');
-      })
-      .finally(() => {
-        inFlight.delete(task);
-        // A subscription or owner back under its cap may have more due: look now, not at the next poll.
-        if (ledger.release(delivery)) wake();
-        // Claim again once half the slots are free: one claim per batch, not per finished send.
-        if (inFlight.size <= concurrency / 2) slotWaiter?.();
-      });
-    inFlight.add(task);
-    ledger.add(delivery);
-  }
-
-  /** Until a NOTIFY (or wake()), the poll interval, or shutdown. */
-  async function waitForWake(ms: number, signal: AbortSignal): Promise<void> {
-    if (wakePending || signal.aborted) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        wakeWaiter = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      wakeWaiter = done;
-      signal.addEventListener('abort', done, { once: true });
-    });
-  }
-
-  /** Until sends in flight free half the slots, the poll interval passes (slow receivers), or shutdown. */
-  async function waitForSlots(signal: AbortSignal): Promise<void> {
-    if (signal.aborted || inFlight.size <= concurrency / 2) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        slotWaiter = null;
-        resolve();
-      };
-      const timer = setTimeout(done, pollIntervalMs);
-      slotWaiter = done;
-      signal.addEventListener('abort', done, { once: true });
-    });
-  }
-
-  async function drain(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, options.drainTimeoutMs ?? 8_000);
-    });
-    await Promise.race([Promise.allSettled([...inFlight]), limit]);
-    clearTimeout(timer);
-    if (inFlight.size > 0)
-      logger.warn({ count: inFlight.size }, 'shutdown left deliveries in flight; they will be sent again');
-    await flush();
-    // Whatever could not be recorded is sent again after its lease: nothing may outlive the worker.
-    stopped = true;
-    clearTimeout(flushTimer);
-  }
-
-  return {
-    wake,
-    async run(signal) {
-      const stopListening = await listenForDeliveries(storage, wake, logger).catch((error: Error) => {
-        logger.warn({ err: error.message }, 'delivery listener unavailable; polling only');
-        return async () => {};
-      });
-      logger.info({ concurrency, pollIntervalMs }, 'delivery worker started');
-      const status = options.status;
-      if (status !== undefined) {
-        status.running = true;
-        status.inFlight = () => inFlight.size;
-      }
-      try {
-        while (!signal.aborted) {
-          const free = concurrency - inFlight.size;
-          if (free === 0) {
-            // Waits on sends finishing (real I/O), never on a pending wake-up: that would spin.
-            await waitForSlots(signal);
-            continue;
-          }
-          wakePending = false;
-          let claimed: ClaimedDelivery[];
-          try {
-            claimed = await claimDueDeliveries(storage.db, {
-              now: clock.now(),
-              limit: free,
-              leaseMs: options.leaseMs,
-              asyncCommit,
-              caps,
-              held: ledger.held(),
-            });
-            if (status !== undefined)
-              Object.assign(status, { lastClaimAt: Date.now(), lastClaimFailed: false });
-          } catch (error) {
-            if (status !== undefined)
-              Object.assign(status, { lastClaimAt: Date.now(), lastClaimFailed: true });
-            logger.warn({ err: (error as Error).message }, 'claiming deliveries failed');
-            await waitForWake(CLAIM_ERROR_BACKOFF_MS, signal);
-            continue;
-          }
-          for (const delivery of claimed) track(delivery);
-          // A full batch means more may be due: claim again as soon as slots free up.
-          if (claimed.length === free) await waitForSlots(signal);
-          else await waitForWake(pollIntervalMs, signal);
-        }
-      } finally {
-        if (status !== undefined) status.running = false;
-        await drain();
-        await stopListening();
-        logger.info('delivery worker stopped');
-      }
-    },
-  };
+async function drain(ctx: WorkerContext): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ctx.options.drainTimeoutMs ?? 8_000);
+  });
+  await Promise.race([Promise.allSettled([...ctx.inFlight]), limit]);
+  clearTimeout(timer);
+  if (ctx.inFlight.size > 0)
+    ctx.options.logger.warn(
+      { count: ctx.inFlight.size },
+      'shutdown left deliveries in flight; they will be sent again',
+    );
+  await ctx.recorder.flush();
+  // Whatever could not be recorded is sent again after its lease: nothing may outlive the worker.
+  ctx.recorder.stop();
 }
 
 /** The worker role as main runs it: senders from config, stopped by main's AbortSignal. */
@@ -291,7 +249,14 @@ export async function runDeliveryWorker(
   deps: Pick<AppDeps, 'config' | 'storage' | 'clock' | 'logger' | 'metrics'> &
     Partial<Pick<AppDeps, 'roleStatus'>>,
   signal: AbortSignal,
-  overrides: { resolve?: Resolver; concurrency?: number; leaseMs?: number; pollIntervalMs?: number } = {},
+  overrides: {
+    resolve?: Resolver;
+    concurrency?: number;
+    leaseMs?: number;
+    pollIntervalMs?: number;
+    /** The process's one SecretBox (default: built here from config.webhookSecretsKeys). */
+    secretBox?: SecretBox;
+  } = {},
 ): Promise<void> {
   const { config } = deps;
   const http = createHttpSender({
@@ -307,7 +272,7 @@ export async function runDeliveryWorker(
           from: config.emailFrom,
           timeoutMs: config.webhookTimeoutMs,
         });
-  const secretBox = createSecretBox(config.webhookSecretsKeys);
+  const secretBox = overrides.secretBox ?? createSecretBox(config.webhookSecretsKeys);
   if (config.webhookSecretsKeys !== null) {
     // Plaintext rows, and rows of a previous key, are sealed under the current key once per start.
     await resealWebhookSecrets(deps.storage.db, secretBox).then(

@@ -1,5 +1,6 @@
 import { type Logger, pino } from 'pino';
 import pretty from 'pino-pretty';
+import { applyReplacements } from './url-redaction.js';
 
 /** Request headers that authenticate a caller or sign a payload: never logged. */
 const SECRET_HEADERS = [
@@ -62,12 +63,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const scrub =
     replacements.length === 0
       ? scrubLogLine
-      : (line: string) => {
-          let out = line;
-          for (const [secret, label] of replacements)
-            if (out.includes(secret)) out = out.split(secret).join(label);
-          return scrubLogLine(out);
-        };
+      : (line: string) => scrubLogLine(applyReplacements(line, replacements));
   // pino-pretty runs in this thread as the destination stream: the scrubbed line is what it formats,
   // and lines written just before process.exit are not lost in a worker's buffer.
   const destination = options.pretty

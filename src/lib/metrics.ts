@@ -1,13 +1,25 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { RoleStatus } from './role-status.js';
 
+type Registration = { registers: Registry[] };
+
 /** Every Prometheus metric of one process, in its own registry (tests build several apps at once). */
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
-  const metric = { registers: [registry] };
+  const metric: Registration = { registers: [registry] };
   return {
     registry,
+    ...httpMetrics(metric),
+    ...ingestionMetrics(metric),
+    ...workMetrics(metric),
+    ...rpcMetrics(metric),
+  };
+}
+
+/** HTTP requests, the read cache and rate limits. */
+function httpMetrics(metric: Registration) {
+  return {
     httpRequestDuration: new Histogram({
       ...metric,
       name: 'vaultkeeper_http_request_duration_seconds',
@@ -32,6 +44,12 @@ export function createMetrics() {
       name: 'vaultkeeper_rate_limit_store_errors_total',
       help: "Rate-limit checks counted in the process's own budgets because the counter store was unreachable",
     }),
+  };
+}
+
+/** Chain ingestion: events, reads, the live feed. */
+function ingestionMetrics(metric: Registration) {
+  return {
     eventsIngested: new Counter({
       ...metric,
       name: 'vaultkeeper_events_ingested_total',
@@ -66,6 +84,12 @@ export function createMetrics() {
       help: 'Time from a live log notification to its committed projection',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     }),
+  };
+}
+
+/** Blink actions, scheduled jobs and webhook deliveries. */
+function workMetrics(metric: Registration) {
+  return {
     blinkActions: new Counter({
       ...metric,
       name: 'vaultkeeper_blink_actions_total',
@@ -95,6 +119,12 @@ export function createMetrics() {
       help: 'Time from enqueue to a successful delivery',
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300, 3600],
     }),
+  };
+}
+
+/** Solana RPC endpoints and which one the live feed uses. */
+function rpcMetrics(metric: Registration) {
+  return {
     rpcRequests: new Counter({
       ...metric,
       name: 'vaultkeeper_rpc_requests_total',

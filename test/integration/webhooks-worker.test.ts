@@ -4,8 +4,10 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
+import { claimDueDeliveries } from '../../src/jobs/delivery.js';
 import { FAILING_REASON, GONE_REASON, MAX_FAILING_MS } from '../../src/jobs/retry-policy.js';
 import { runDeliveryWorker } from '../../src/jobs/worker.js';
+import type { Database } from '../../src/storage/database.js';
 import { webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
 import { createTestDeps } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
@@ -135,6 +137,36 @@ describe('concurrency', () => {
     assert.equal(new Set(target.requests.map((r) => r.headers['webhook-id'])).size, total);
     assert.equal(target.maxConcurrentPerId, 1);
     assert.ok(rows.every((r) => r.attemptCount === 1));
+  });
+
+  test('a claim locks only the deliveries it takes, so a concurrent claim gets all the others', {
+    skip: /^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '')
+      ? false
+      : 'needs PostgreSQL (two connections)',
+  }, async () => {
+    const sub = await subscribe('https://receiver.invalid/hook');
+    await db().transaction(async (tx) => {
+      for (let i = 0; i < 8; i += 1) {
+        await enqueueWebhookEvent(tx, {
+          event: 'vault.paused',
+          vaultId: sub.vault.id,
+          authority: sub.vault.authority,
+          timestamp: new Date().toISOString(),
+          data: { n: i },
+          dedupeKey: `claim:${i}`,
+        });
+      }
+    });
+    const claim = (on: Database, limit: number) =>
+      claimDueDeliveries(on, { now: new Date(), limit, leaseMs: 60_000, asyncCommit: false });
+    let second: unknown[] = [];
+    await db().transaction(async (tx) => {
+      const first = await claim(tx as unknown as Database, 1);
+      assert.equal(first.length, 1);
+      // The first claim's transaction is still open: its locks are held while the second claims.
+      second = await claim(db(), 8);
+    });
+    assert.equal(second.length, 7);
   });
 
   test('a worker with every slot busy keeps serving I/O when new deliveries are announced', {

@@ -73,165 +73,220 @@ export interface ActionServiceDeps {
 export function createActionService(deps: ActionServiceDeps) {
   const { db } = deps.storage;
   const baseUrl = deps.config.publicBaseUrl;
-  const iconUrl = `${baseUrl}${ICON_PATH}`;
-  const domain = new URL(baseUrl).host;
-  const stateCodec = createStateCodec(deps.config.actionsStateSecret);
-  const blockchainId = createBlockchainIdSource({
-    cluster: deps.config.cluster,
-    getGenesisHash: (signal) => deps.rpc.getGenesisHash().send({ abortSignal: signal }),
-  });
-  const views = createBlinkViewCounter({ db, logger: deps.logger });
-  const approvals = createApprovalBuilder({
-    rpc: deps.rpc,
-    chain: deps.chain,
-    programId: deps.config.programId,
-    now: () => deps.clock.now(),
-  });
-
-  async function load(address: ActionAddress): Promise<ActionOverride> {
-    const nonce = parseOverrideNonce(address.nonce);
-    const found = await findActionOverride(db, address.vault, nonce, address.transfer);
-    if (found.vault === null)
-      throw new AppError('VAULT_NOT_FOUND', 'Vault not found', { vault: address.vault });
-    if (found.override === null) throw overrideNotFound(address.vault, nonce, address.transfer);
-    return { vault: found.vault, override: found.override, reason: found.reason };
-  }
-
-  /** The request's Blink URL (its canonical address), or of one of its actions with `action`. */
-  const blinkUrlOf = (t: ActionOverride, action = '') =>
-    buildBlinkUrl(
-      baseUrl,
-      { vault: t.vault.address, nonce: t.override.nonce, transfer: t.override.addressSignature },
-      action,
-    );
-
-  async function signMessageData(target: ActionOverride, account: string, nonce: string, issuedAt: string) {
-    const data: SignMessageData = {
-      domain,
-      address: account,
-      statement: buildRejectStatement(factsOf(target)),
-      nonce,
-      issuedAt,
-      chainId: await blockchainId.get(),
-    };
-    return data;
-  }
-
-  async function finishRejection(target: ActionOverride, spend: SpentNonce | null, at: Date) {
-    await rejectOverride(db, { target, spend, at, publicBaseUrl: baseUrl });
-    deps.metrics.blinkActions.inc({ action: 'reject' });
-    await evictVaults(deps.cache, [target.vault.address]);
-  }
-
+  const ctx: ActionContext = {
+    deps,
+    db,
+    baseUrl,
+    iconUrl: `${baseUrl}${ICON_PATH}`,
+    domain: new URL(baseUrl).host,
+    stateCodec: createStateCodec(deps.config.actionsStateSecret),
+    blockchainId: createBlockchainIdSource({
+      cluster: deps.config.cluster,
+      getGenesisHash: (signal) => deps.rpc.getGenesisHash().send({ abortSignal: signal }),
+    }),
+    views: createBlinkViewCounter({ db, logger: deps.logger }),
+    approvals: createApprovalBuilder({
+      rpc: deps.rpc,
+      chain: deps.chain,
+      programId: deps.config.programId,
+      now: () => deps.clock.now(),
+    }),
+  };
   return {
     /** The X-Blockchain-Ids value of the configured cluster. */
-    getBlockchainId: () => blockchainId.get(),
+    getBlockchainId: () => ctx.blockchainId.get(),
     /** Saves the view counts still in memory. */
-    close: () => views.close(),
-
-    async getAction(address: ActionAddress): Promise<ActionMetadata> {
-      const target = await load(address);
-      const now = deps.clock.now();
-      const facts = factsOf(target);
-      const blinkUrl = blinkUrlOf(target);
-      const unavailable = describeUnavailable(facts, now);
-      views.add(target.override.id, blinkUrl, now);
-      deps.metrics.blinkActions.inc({ action: 'view' });
-      return {
-        type: 'action',
-        icon: iconUrl,
-        title: ACTION_TITLE,
-        description: describeOverride(facts, now),
-        label: APPROVE_LABEL,
-        links: {
-          actions: [
-            { type: 'transaction', label: APPROVE_LABEL, href: blinkUrlOf(target, '/approve') },
-            { type: 'message', label: REJECT_LABEL, href: blinkUrlOf(target, '/reject') },
-          ],
-        },
-        ...(unavailable === null ? {} : { disabled: true, error: { message: unavailable } }),
-      };
-    },
-
+    close: () => ctx.views.close(),
+    getAction: (address: ActionAddress) => getAction(ctx, address),
     /** Builds the approving transaction from the chain's current state; stores nothing. */
-    async approve(address: ActionAddress, input: DecisionInput): Promise<TransactionResponse> {
-      const target = await load(address);
-      const now = deps.clock.now();
-      assertDecider(target, input);
-      assertDecidable(target, now, { approving: true });
-      const { transaction } = await approvals.buildApproveTransaction({
-        vault: target.vault.address,
-        authority: target.vault.authority,
-        depositAddress: target.vault.depositAddress,
-        chainNonce: target.override.chainNonce,
-        destination: target.override.destination,
-        amount: target.override.amount,
-        reason: target.reason,
-      });
-      deps.metrics.blinkActions.inc({ action: 'approve' });
-      return { type: 'transaction', transaction, message: APPROVED_MESSAGE };
-    },
-
+    approve: (address: ActionAddress, input: DecisionInput) => approve(ctx, address, input),
     /** With wallet-auth headers: rejects at once. Without: asks the wallet to sign a message (stores nothing). */
-    async reject(address: ActionAddress, input: DecisionInput): Promise<PostResponse | SignMessageResponse> {
-      const target = await load(address);
-      const now = deps.clock.now();
-      assertDecider(target, input);
-      assertDecidable(target, now, { approving: false });
-      if (input.wallet !== null) {
-        await finishRejection(target, null, now);
-        return { type: 'post', message: REJECTED_MESSAGE };
-      }
-      const nonce = createActionNonce();
-      const issuedAt = now.toISOString();
-      deps.metrics.blinkActions.inc({ action: 'reject_request' });
-      return {
-        type: 'message',
-        data: await signMessageData(target, input.account, nonce, issuedAt),
-        state: stateCodec.encode({ nonce, overrideId: target.override.id, account: input.account, issuedAt }),
-        links: { next: { type: 'post', href: blinkUrlOf(target, '/reject/confirm') } },
-      };
-    },
-
+    reject: (address: ActionAddress, input: DecisionInput) => reject(ctx, address, input),
     /** Second step of the sign-message flow: verifies the wallet's signature, then rejects. */
-    async confirmReject(address: ActionAddress, input: ConfirmRejectInput): Promise<CompletedAction> {
-      const target = await load(address);
-      const now = deps.clock.now();
-      const issued = stateCodec.parse(input.state);
-      if (issued === null) throw refused('bad_state');
-      const { nonce, issuedAt } = issued;
-      const fields = { nonce, overrideId: target.override.id, account: input.account, issuedAt };
-      if (!stateCodec.verify(input.state, fields)) {
-        // Without a shared secret another instance may have issued it: the signature below decides.
-        if (stateCodec.shared) throw refused('bad_state');
-        deps.logger.debug({ vault: address.vault }, 'action state issued by another instance');
-      }
-      const issuedMs = new Date(issuedAt).getTime();
-      if (issuedMs > now.getTime() + CLOCK_SKEW_MS) throw refused('bad_state');
-      const expiresAt = new Date(issuedMs + SIGN_MESSAGE_TTL_MS);
-      if (expiresAt.getTime() <= now.getTime()) throw refused('expired');
-      const expected = buildSignMessageText(await signMessageData(target, input.account, nonce, issuedAt));
-      const signed = typeof input.data === 'string' ? input.data : buildSignMessageText(input.data);
-      if (signed !== expected) throw refused('wrong_message');
-      const signature = decodeBase58(input.signature);
-      if (signature === null || signature.length !== 64) throw refused('malformed');
-      if (!(await verifyEd25519(input.account, Buffer.from(expected, 'utf8'), signature))) {
-        throw refused('bad_signature');
-      }
-      if (await isNonceSpent(db, nonce)) throw refused('replayed');
-      assertDecider(target, { account: input.account, wallet: null });
-      assertDecidable(target, now, { approving: false });
-      const spend = { nonce, account: input.account, issuedAt: new Date(issuedMs), expiresAt };
-      await finishRejection(target, spend, now);
-      return {
-        type: 'completed',
-        icon: iconUrl,
-        title: 'Override Rejected',
-        label: 'Rejected',
-        description: describeRejected(factsOf(target)),
-      };
-    },
+    confirmReject: (address: ActionAddress, input: ConfirmRejectInput) => confirmReject(ctx, address, input),
   };
+}
+
+/** What the action steps share, built once per service. */
+interface ActionContext {
+  readonly deps: ActionServiceDeps;
+  readonly db: Database;
+  readonly baseUrl: string;
+  readonly iconUrl: string;
+  /** The host a sign-message request names. */
+  readonly domain: string;
+  readonly stateCodec: ReturnType<typeof createStateCodec>;
+  readonly blockchainId: ReturnType<typeof createBlockchainIdSource>;
+  readonly views: ReturnType<typeof createBlinkViewCounter>;
+  readonly approvals: ReturnType<typeof createApprovalBuilder>;
+}
+
+async function load(ctx: ActionContext, address: ActionAddress): Promise<ActionOverride> {
+  const nonce = parseOverrideNonce(address.nonce);
+  const found = await findActionOverride(ctx.db, address.vault, nonce, address.transfer);
+  if (found.vault === null)
+    throw new AppError('VAULT_NOT_FOUND', 'Vault not found', { vault: address.vault });
+  if (found.override === null) throw overrideNotFound(address.vault, nonce, address.transfer);
+  return { vault: found.vault, override: found.override, reason: found.reason };
+}
+
+/** The request's Blink URL (its canonical address), or of one of its actions with `action`. */
+function blinkUrlOf(ctx: ActionContext, t: ActionOverride, action = ''): string {
+  const address = { vault: t.vault.address, nonce: t.override.nonce, transfer: t.override.addressSignature };
+  return buildBlinkUrl(ctx.baseUrl, address, action);
+}
+
+async function signMessageData(
+  ctx: ActionContext,
+  target: ActionOverride,
+  account: string,
+  nonce: string,
+  issuedAt: string,
+): Promise<SignMessageData> {
+  return {
+    domain: ctx.domain,
+    address: account,
+    statement: buildRejectStatement(factsOf(target)),
+    nonce,
+    issuedAt,
+    chainId: await ctx.blockchainId.get(),
+  };
+}
+
+async function finishRejection(
+  ctx: ActionContext,
+  target: ActionOverride,
+  spend: SpentNonce | null,
+  at: Date,
+) {
+  await rejectOverride(ctx.db, { target, spend, at, publicBaseUrl: ctx.baseUrl });
+  ctx.deps.metrics.blinkActions.inc({ action: 'reject' });
+  await evictVaults(ctx.deps.cache, [target.vault.address]);
+}
+
+async function getAction(ctx: ActionContext, address: ActionAddress): Promise<ActionMetadata> {
+  const target = await load(ctx, address);
+  const now = ctx.deps.clock.now();
+  const facts = factsOf(target);
+  const blinkUrl = blinkUrlOf(ctx, target);
+  const unavailable = describeUnavailable(facts, now);
+  ctx.views.add(target.override.id, blinkUrl, now);
+  ctx.deps.metrics.blinkActions.inc({ action: 'view' });
+  return {
+    type: 'action',
+    icon: ctx.iconUrl,
+    title: ACTION_TITLE,
+    description: describeOverride(facts, now),
+    label: APPROVE_LABEL,
+    links: {
+      actions: [
+        { type: 'transaction', label: APPROVE_LABEL, href: blinkUrlOf(ctx, target, '/approve') },
+        { type: 'message', label: REJECT_LABEL, href: blinkUrlOf(ctx, target, '/reject') },
+      ],
+    },
+    ...(unavailable === null ? {} : { disabled: true, error: { message: unavailable } }),
+  };
+}
+
+async function approve(
+  ctx: ActionContext,
+  address: ActionAddress,
+  input: DecisionInput,
+): Promise<TransactionResponse> {
+  const target = await load(ctx, address);
+  const now = ctx.deps.clock.now();
+  assertDecider(target, input);
+  assertDecidable(target, now, { approving: true });
+  const { transaction } = await ctx.approvals.buildApproveTransaction({
+    vault: target.vault.address,
+    authority: target.vault.authority,
+    depositAddress: target.vault.depositAddress,
+    chainNonce: target.override.chainNonce,
+    destination: target.override.destination,
+    amount: target.override.amount,
+    reason: target.reason,
+  });
+  ctx.deps.metrics.blinkActions.inc({ action: 'approve' });
+  return { type: 'transaction', transaction, message: APPROVED_MESSAGE };
+}
+
+async function reject(
+  ctx: ActionContext,
+  address: ActionAddress,
+  input: DecisionInput,
+): Promise<PostResponse | SignMessageResponse> {
+  const target = await load(ctx, address);
+  const now = ctx.deps.clock.now();
+  assertDecider(target, input);
+  assertDecidable(target, now, { approving: false });
+  if (input.wallet !== null) {
+    await finishRejection(ctx, target, null, now);
+    return { type: 'post', message: REJECTED_MESSAGE };
+  }
+  const nonce = createActionNonce();
+  const issuedAt = now.toISOString();
+  ctx.deps.metrics.blinkActions.inc({ action: 'reject_request' });
+  const state = { nonce, overrideId: target.override.id, account: input.account, issuedAt };
+  return {
+    type: 'message',
+    data: await signMessageData(ctx, target, input.account, nonce, issuedAt),
+    state: ctx.stateCodec.encode(state),
+    links: { next: { type: 'post', href: blinkUrlOf(ctx, target, '/reject/confirm') } },
+  };
+}
+
+async function confirmReject(
+  ctx: ActionContext,
+  address: ActionAddress,
+  input: ConfirmRejectInput,
+): Promise<CompletedAction> {
+  const target = await load(ctx, address);
+  const now = ctx.deps.clock.now();
+  const { nonce, issuedAt, issuedMs, expiresAt } = checkRejectState(ctx, address, target, input, now);
+  const expected = buildSignMessageText(await signMessageData(ctx, target, input.account, nonce, issuedAt));
+  const signed = typeof input.data === 'string' ? input.data : buildSignMessageText(input.data);
+  if (signed !== expected) throw refused('wrong_message');
+  const signature = decodeBase58(input.signature);
+  if (signature === null || signature.length !== 64) throw refused('malformed');
+  if (!(await verifyEd25519(input.account, Buffer.from(expected, 'utf8'), signature))) {
+    throw refused('bad_signature');
+  }
+  if (await isNonceSpent(ctx.db, nonce)) throw refused('replayed');
+  assertDecider(target, { account: input.account, wallet: null });
+  assertDecidable(target, now, { approving: false });
+  const spend = { nonce, account: input.account, issuedAt: new Date(issuedMs), expiresAt };
+  await finishRejection(ctx, target, spend, now);
+  return {
+    type: 'completed',
+    icon: ctx.iconUrl,
+    title: 'Override Rejected',
+    label: 'Rejected',
+    description: describeRejected(factsOf(target)),
+  };
+}
+
+/** The state the reject request issued: readable, for this override and account, and not expired. */
+function checkRejectState(
+  ctx: ActionContext,
+  address: ActionAddress,
+  target: ActionOverride,
+  input: ConfirmRejectInput,
+  now: Date,
+) {
+  const issued = ctx.stateCodec.parse(input.state);
+  if (issued === null) throw refused('bad_state');
+  const { nonce, issuedAt } = issued;
+  const fields = { nonce, overrideId: target.override.id, account: input.account, issuedAt };
+  if (!ctx.stateCodec.verify(input.state, fields)) {
+    // Without a shared secret another instance may have issued it: the signature below decides.
+    if (ctx.stateCodec.shared) throw refused('bad_state');
+    ctx.deps.logger.debug({ vault: address.vault }, 'action state issued by another instance');
+  }
+  const issuedMs = new Date(issuedAt).getTime();
+  if (issuedMs > now.getTime() + CLOCK_SKEW_MS) throw refused('bad_state');
+  const expiresAt = new Date(issuedMs + SIGN_MESSAGE_TTL_MS);
+  if (expiresAt.getTime() <= now.getTime()) throw refused('expired');
+  return { nonce, issuedAt, issuedMs, expiresAt };
 }
 
 export type ActionService = ReturnType<typeof createActionService>;

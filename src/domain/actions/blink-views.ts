@@ -23,38 +23,6 @@ export function createBlinkViewCounter(deps: {
   let timer: NodeJS.Timeout | null = null;
   let flushing: Promise<void> = Promise.resolve();
 
-  async function write(batch: Map<string, PendingViews>): Promise<void> {
-    const entries = [...batch.entries()];
-    for (let i = 0; i < entries.length; i += BATCH_ROWS) {
-      const rows = entries
-        .slice(i, i + BATCH_ROWS)
-        .map(
-          ([id, v]) => sql`(${id}::uuid, ${v.url}, ${v.views}::int, ${v.lastAt.toISOString()}::timestamptz)`,
-        );
-      // Rows of overrides deleted meanwhile are skipped instead of failing the batch on the foreign key.
-      await deps.db.execute(sql`
-        insert into blinks (override_id, url, view_count, last_used_at)
-        select v.override_id, v.url, v.view_count, v.last_used_at
-        from (values ${sql.join(rows, sql`, `)}) as v(override_id, url, view_count, last_used_at)
-        where exists (select 1 from overrides o where o.id = v.override_id)
-        on conflict (override_id) do update set
-          view_count = blinks.view_count + excluded.view_count,
-          last_used_at = greatest(blinks.last_used_at, excluded.last_used_at)
-      `);
-    }
-  }
-
-  function merge(into: Map<string, PendingViews>, from: Map<string, PendingViews>): void {
-    for (const [id, v] of from) {
-      const current = into.get(id);
-      if (current === undefined) into.set(id, v);
-      else {
-        current.views += v.views;
-        if (v.lastAt > current.lastAt) current.lastAt = v.lastAt;
-      }
-    }
-  }
-
   function flush(): Promise<void> {
     timer = null;
     const batch = pending;
@@ -62,7 +30,7 @@ export function createBlinkViewCounter(deps: {
     flushing = flushing.then(async () => {
       if (batch.size === 0) return;
       try {
-        await write(batch);
+        await write(deps.db, batch);
       } catch (error) {
         // Kept for the next interval: a database blip must not lose counts.
         merge(pending, batch);
@@ -101,3 +69,37 @@ export function createBlinkViewCounter(deps: {
 }
 
 export type BlinkViewCounter = ReturnType<typeof createBlinkViewCounter>;
+
+/** Adds the counts to the stored ones, in statements of BATCH_ROWS rows. */
+async function write(db: Database, batch: Map<string, PendingViews>): Promise<void> {
+  const entries = [...batch.entries()];
+  for (let i = 0; i < entries.length; i += BATCH_ROWS) {
+    const rows = entries
+      .slice(i, i + BATCH_ROWS)
+      .map(
+        ([id, v]) => sql`(${id}::uuid, ${v.url}, ${v.views}::int, ${v.lastAt.toISOString()}::timestamptz)`,
+      );
+    // Rows of overrides deleted meanwhile are skipped instead of failing the batch on the foreign key.
+    await db.execute(sql`
+      insert into blinks (override_id, url, view_count, last_used_at)
+      select v.override_id, v.url, v.view_count, v.last_used_at
+      from (values ${sql.join(rows, sql`, `)}) as v(override_id, url, view_count, last_used_at)
+      where exists (select 1 from overrides o where o.id = v.override_id)
+      on conflict (override_id) do update set
+        view_count = blinks.view_count + excluded.view_count,
+        last_used_at = greatest(blinks.last_used_at, excluded.last_used_at)
+    `);
+  }
+}
+
+/** Puts counts that could not be saved back in front of the newer ones. */
+function merge(into: Map<string, PendingViews>, from: Map<string, PendingViews>): void {
+  for (const [id, v] of from) {
+    const current = into.get(id);
+    if (current === undefined) into.set(id, v);
+    else {
+      current.views += v.views;
+      if (v.lastAt > current.lastAt) current.lastAt = v.lastAt;
+    }
+  }
+}

@@ -111,3 +111,6 @@ export const overrideKey = (vault: string, nonce: bigint) => `${vault}:${nonce}`
 
 /** VaultTier index order of the program (stored as a smallint). */
 export const VAULT_TIER_NAMES = ['personal', 'team', 'enterprise'] as const;
+
+/** Override lifetime the program sets on create_override (expires_at = now + 1 h). */
+export const OVERRIDE_TTL_SECONDS = 3600;

@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, count, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import { AppError } from '../../errors.js';
+import { escapeHtml } from '../../lib/html.js';
 import type { Queryable } from '../../storage/database.js';
 import { webhookConfirmations, webhooks } from '../../storage/schema/index.js';
 
@@ -78,11 +79,12 @@ export function buildConfirmationMessage(link: string): Pick<ConfirmationMail, '
     'Someone asked Vaultkeeper to send notifications about a Solana vault to this e-mail address.';
   const action = 'To receive them, open the link below and press Confirm. The link works once, for 24 hours.';
   const ignore = 'If you did not ask for this, ignore this message: nothing more will be sent.';
-  const escaped = link.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;');
+  const escaped = escapeHtml(link);
+  const paragraphs = [intro, action].map((p) => `<p>${escapeHtml(p)}</p>`).join('');
   return {
     subject: '[Vaultkeeper] Confirm e-mail notifications',
     text: [intro, '', action, link, '', ignore, '', '— Vaultkeeper'].join('\n'),
-    html: `<!doctype html><html><body><p>${intro}</p><p>${action}</p><p><a href="${escaped}">${escaped}</a></p><p>${ignore}</p><p>— Vaultkeeper</p></body></html>`,
+    html: `<!doctype html><html><body>${paragraphs}<p><a href="${escaped}">${escaped}</a></p><p>${escapeHtml(ignore)}</p><p>— Vaultkeeper</p></body></html>`,
   };
 }
 

@@ -2,6 +2,7 @@
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { type Pagination, pageOffset, toPageRequest, toPagination } from '../../lib/pagination.js';
 import type { Database } from '../../storage/database.js';
 import {
   type DeliveryStatus,
@@ -11,7 +12,7 @@ import {
 } from '../../storage/schema/index.js';
 import { TEST_EVENT } from './events.js';
 import { enqueueDelivery, notifyDeliveryWorkers } from './outbox.js';
-import { type PageQuery, paginationOf, resolvePage, type WebhookService } from './webhook-service.js';
+import type { PageQuery, WebhookService } from './webhook-service.js';
 
 export interface DeliveryAttempt {
   attempt: number;
@@ -52,144 +53,159 @@ export interface DeliveryServiceDeps {
 }
 
 export function createDeliveryService(deps: DeliveryServiceDeps) {
-  const { db, clock } = deps;
-
-  async function withAttempts(rows: WebhookDeliveryRow[]): Promise<Delivery[]> {
-    if (rows.length === 0) return [];
-    const attempts = await db
-      .select()
-      .from(webhookAttempts)
-      .where(
-        inArray(
-          webhookAttempts.deliveryId,
-          rows.map((r) => r.id),
-        ),
-      )
-      .orderBy(webhookAttempts.deliveryId, webhookAttempts.attempt, webhookAttempts.id);
-    const byDelivery = new Map<string, DeliveryAttempt[]>();
-    for (const a of attempts) {
-      const list = byDelivery.get(a.deliveryId) ?? [];
-      list.push({
-        attempt: a.attempt,
-        startedAt: a.startedAt.toISOString(),
-        durationMs: a.durationMs,
-        statusCode: a.statusCode,
-        error: a.error,
-        responseBody: a.responseBody,
-      });
-      byDelivery.set(a.deliveryId, list);
-    }
-    return rows.map((row) => ({
-      id: row.id,
-      webhookId: row.webhookId,
-      event: row.event,
-      status: row.status,
-      attemptCount: row.attemptCount,
-      nextAttemptAt: row.status === 'pending' ? row.nextAttemptAt.toISOString() : null,
-      lastStatusCode: row.lastStatusCode,
-      lastError: row.lastError,
-      createdAt: row.createdAt.toISOString(),
-      completedAt: row.completedAt?.toISOString() ?? null,
-      payload: JSON.parse(row.payload) as DeliveryPayload,
-      attempts: byDelivery.get(row.id) ?? [],
-    }));
-  }
-
-  async function findDelivery(webhookId: string, deliveryId: string): Promise<WebhookDeliveryRow> {
-    const [row] = await db
-      .select()
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId)))
-      .limit(1);
-    if (row === undefined) throw new AppError('DELIVERY_NOT_FOUND', 'Delivery not found', { id: deliveryId });
-    return row;
-  }
-
-  /** Sendable: active, and confirmed by its recipient when it is an e-mail address. */
-  function assertActive(webhook: {
-    active: boolean;
-    verified: boolean;
-    disabledReason: string | null;
-  }): void {
-    if (!webhook.verified) {
-      throw new AppError(
-        'WEBHOOK_NOT_VERIFIED',
-        'The e-mail address has not confirmed this subscription yet',
-        {
-          reason: 'not_verified',
-        },
-      );
-    }
-    if (!webhook.active) {
-      throw new AppError('WEBHOOK_DISABLED', 'Webhook is disabled; re-enable it first', {
-        reason: webhook.disabledReason,
-      });
-    }
-  }
-
   return {
-    async listDeliveries(
-      owner: string,
-      webhookId: string,
-      query: PageQuery & { status?: DeliveryStatus | undefined },
-    ): Promise<{ deliveries: Delivery[]; pagination: ReturnType<typeof paginationOf> }> {
-      await deps.webhooks.findOwned(owner, webhookId);
-      const page = resolvePage(query);
-      const where = and(
-        eq(webhookDeliveries.webhookId, webhookId),
-        query.status === undefined ? undefined : eq(webhookDeliveries.status, query.status),
-      );
-      const [total] = await db.select({ n: count() }).from(webhookDeliveries).where(where);
-      const rows = await db
-        .select()
-        .from(webhookDeliveries)
-        .where(where)
-        .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-        .limit(page.limit)
-        .offset((page.page - 1) * page.limit);
-      return { deliveries: await withAttempts(rows), pagination: paginationOf(page, total?.n ?? 0) };
-    },
-
+    listDeliveries: (owner: string, webhookId: string, query: DeliveryQuery) =>
+      listDeliveries(deps, owner, webhookId, query),
     /** Enqueues a `webhook.test` delivery, sent and retried like any other. */
-    async sendTestEvent(owner: string, webhookId: string): Promise<Delivery> {
-      const webhook = await deps.webhooks.findOwned(owner, webhookId);
-      assertActive(webhook);
-      const id = await enqueueDelivery(db, {
-        webhookId,
-        event: TEST_EVENT,
-        timestamp: clock.now().toISOString(),
-        data: {
-          webhook: webhookId,
-          vault: webhook.vaultAddress,
-          message: 'This is a test event from Vaultkeeper.',
-        },
-      });
-      return (await withAttempts([await findDelivery(webhookId, id)]))[0]!;
-    },
-
+    sendTestEvent: (owner: string, webhookId: string) => sendTestEvent(deps, owner, webhookId),
     /**
      * Sends a delivery again now, whatever its status: one more attempt once its schedule is spent.
      * A delivery being sent at this moment is left to finish.
      */
-    async retryDelivery(owner: string, webhookId: string, deliveryId: string): Promise<Delivery> {
-      const webhook = await deps.webhooks.findOwned(owner, webhookId);
-      await findDelivery(webhookId, deliveryId);
-      assertActive(webhook);
-      const now = clock.now();
-      const [updated] = await db
-        .update(webhookDeliveries)
-        .set({ status: 'pending', nextAttemptAt: now, completedAt: null })
-        .where(
-          and(
-            eq(webhookDeliveries.id, deliveryId),
-            sql`not (${webhookDeliveries.status} = 'pending' and ${webhookDeliveries.lockedUntil} > ${now.toISOString()}::timestamptz)`,
-          ),
-        )
-        .returning();
-      if (updated !== undefined) await notifyDeliveryWorkers(db);
-      return (await withAttempts([updated ?? (await findDelivery(webhookId, deliveryId))]))[0]!;
-    },
+    retryDelivery: (owner: string, webhookId: string, deliveryId: string) =>
+      retryDelivery(deps, owner, webhookId, deliveryId),
   };
+}
+
+type DeliveryQuery = PageQuery & { status?: DeliveryStatus | undefined };
+
+async function listDeliveries(
+  deps: DeliveryServiceDeps,
+  owner: string,
+  webhookId: string,
+  query: DeliveryQuery,
+): Promise<{ deliveries: Delivery[]; pagination: Pagination }> {
+  const { db } = deps;
+  await deps.webhooks.findOwned(owner, webhookId);
+  const page = toPageRequest(query);
+  const where = and(
+    eq(webhookDeliveries.webhookId, webhookId),
+    query.status === undefined ? undefined : eq(webhookDeliveries.status, query.status),
+  );
+  const [total] = await db.select({ n: count() }).from(webhookDeliveries).where(where);
+  const rows = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(where)
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(page.limit)
+    .offset(pageOffset(page));
+  return { deliveries: await withAttempts(db, rows), pagination: toPagination(page, total?.n ?? 0) };
+}
+
+async function sendTestEvent(deps: DeliveryServiceDeps, owner: string, webhookId: string): Promise<Delivery> {
+  const { db, clock } = deps;
+  const webhook = await deps.webhooks.findOwned(owner, webhookId);
+  assertActive(webhook);
+  const id = await enqueueDelivery(db, {
+    webhookId,
+    event: TEST_EVENT,
+    timestamp: clock.now().toISOString(),
+    data: {
+      webhook: webhookId,
+      vault: webhook.vaultAddress,
+      message: 'This is a test event from Vaultkeeper.',
+    },
+  });
+  return (await withAttempts(db, [await findDelivery(db, webhookId, id)]))[0]!;
+}
+
+async function retryDelivery(
+  deps: DeliveryServiceDeps,
+  owner: string,
+  webhookId: string,
+  deliveryId: string,
+): Promise<Delivery> {
+  const { db, clock } = deps;
+  const webhook = await deps.webhooks.findOwned(owner, webhookId);
+  await findDelivery(db, webhookId, deliveryId);
+  assertActive(webhook);
+  const now = clock.now();
+  const [updated] = await db
+    .update(webhookDeliveries)
+    .set({ status: 'pending', nextAttemptAt: now, completedAt: null })
+    .where(
+      and(
+        eq(webhookDeliveries.id, deliveryId),
+        sql`not (${webhookDeliveries.status} = 'pending' and ${webhookDeliveries.lockedUntil} > ${now.toISOString()}::timestamptz)`,
+      ),
+    )
+    .returning();
+  if (updated !== undefined) await notifyDeliveryWorkers(db);
+  return (await withAttempts(db, [updated ?? (await findDelivery(db, webhookId, deliveryId))]))[0]!;
+}
+
+async function withAttempts(db: Database, rows: WebhookDeliveryRow[]): Promise<Delivery[]> {
+  if (rows.length === 0) return [];
+  const attempts = await db
+    .select()
+    .from(webhookAttempts)
+    .where(
+      inArray(
+        webhookAttempts.deliveryId,
+        rows.map((r) => r.id),
+      ),
+    )
+    .orderBy(webhookAttempts.deliveryId, webhookAttempts.attempt, webhookAttempts.id);
+  const byDelivery = new Map<string, DeliveryAttempt[]>();
+  for (const a of attempts) {
+    const list = byDelivery.get(a.deliveryId) ?? [];
+    list.push({
+      attempt: a.attempt,
+      startedAt: a.startedAt.toISOString(),
+      durationMs: a.durationMs,
+      statusCode: a.statusCode,
+      error: a.error,
+      responseBody: a.responseBody,
+    });
+    byDelivery.set(a.deliveryId, list);
+  }
+  return rows.map((row) => toDelivery(row, byDelivery.get(row.id) ?? []));
+}
+
+function toDelivery(row: WebhookDeliveryRow, attempts: DeliveryAttempt[]): Delivery {
+  return {
+    id: row.id,
+    webhookId: row.webhookId,
+    event: row.event,
+    status: row.status,
+    attemptCount: row.attemptCount,
+    nextAttemptAt: row.status === 'pending' ? row.nextAttemptAt.toISOString() : null,
+    lastStatusCode: row.lastStatusCode,
+    lastError: row.lastError,
+    createdAt: row.createdAt.toISOString(),
+    completedAt: row.completedAt?.toISOString() ?? null,
+    payload: JSON.parse(row.payload) as DeliveryPayload,
+    attempts,
+  };
+}
+
+async function findDelivery(
+  db: Database,
+  webhookId: string,
+  deliveryId: string,
+): Promise<WebhookDeliveryRow> {
+  const [row] = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId)))
+    .limit(1);
+  if (row === undefined) throw new AppError('DELIVERY_NOT_FOUND', 'Delivery not found', { id: deliveryId });
+  return row;
+}
+
+/** Sendable: active, and confirmed by its recipient when it is an e-mail address. */
+function assertActive(webhook: { active: boolean; verified: boolean; disabledReason: string | null }): void {
+  if (!webhook.verified) {
+    throw new AppError('WEBHOOK_NOT_VERIFIED', 'The e-mail address has not confirmed this subscription yet', {
+      reason: 'not_verified',
+    });
+  }
+  if (!webhook.active) {
+    throw new AppError('WEBHOOK_DISABLED', 'Webhook is disabled; re-enable it first', {
+      reason: webhook.disabledReason,
+    });
+  }
 }
 
 export type DeliveryService = ReturnType<typeof createDeliveryService>;

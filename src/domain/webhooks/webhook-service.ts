@@ -2,7 +2,8 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { AppError, validationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Database, Queryable } from '../../storage/database.js';
+import { type Pagination, pageOffset, toPageRequest, toPagination } from '../../lib/pagination.js';
+import type { Database, Queryable, Tx } from '../../storage/database.js';
 import { vaults, type WebhookRow, webhooks } from '../../storage/schema/index.js';
 import { assertVaultOwner } from '../auth/ownership.js';
 import {
@@ -50,23 +51,8 @@ export interface WebhookServiceDeps {
   readonly publicBaseUrl: string;
 }
 
-export interface PageQuery {
-  page?: number | undefined;
-  limit?: number | undefined;
-}
-
-export interface Page {
-  page: number;
-  limit: number;
-}
-
-export function resolvePage(query: PageQuery): Page {
-  return { page: query.page ?? 1, limit: query.limit ?? 50 };
-}
-
-export function paginationOf(page: Page, total: number) {
-  return { page: page.page, limit: page.limit, total, pages: Math.ceil(total / page.limit) };
-}
+/** A page of a list: page ≥ 1, limit 1..100 (defaults in lib/pagination). */
+export type PageQuery = Parameters<typeof toPageRequest>[0];
 
 type OwnedRow = WebhookRow & { vaultAddress: string | null };
 
@@ -86,171 +72,194 @@ export function toWebhook(row: OwnedRow): Webhook {
 
 export function createWebhookService(deps: WebhookServiceDeps) {
   const { db, clock } = deps;
-  const selection = { webhook: webhooks, vaultAddress: vaults.address };
-  const withVault = () =>
-    db.select(selection).from(webhooks).leftJoin(vaults, eq(vaults.id, webhooks.vaultId));
-  const flatten = (r: { webhook: WebhookRow; vaultAddress: string | null }): OwnedRow => ({
-    ...r.webhook,
-    vaultAddress: r.vaultAddress,
-  });
-
-  /** The subscription when `owner` owns it: 404 when unknown, 403 when someone else's. */
-  async function findOwned(owner: string, id: string): Promise<OwnedRow> {
-    const [row] = await withVault().where(eq(webhooks.id, id)).limit(1);
-    if (row === undefined) throw new AppError('WEBHOOK_NOT_FOUND', 'Webhook not found', { id });
-    if (row.webhook.owner !== owner) {
-      throw new AppError('FORBIDDEN', 'Only the owner of this webhook may use it', { reason: 'not_owner' });
-    }
-    return flatten(row);
-  }
-
-  async function findVaultOwnedBy(owner: string, address: string): Promise<{ id: string; address: string }> {
-    const [vault] = await db
-      .select({ id: vaults.id, address: vaults.address, authority: vaults.authority })
-      .from(vaults)
-      .where(eq(vaults.address, address))
-      .limit(1);
-    if (vault === undefined) throw new AppError('VAULT_NOT_FOUND', 'Vault not found', { vault: address });
-    assertVaultOwner(owner, vault.authority);
-    return vault;
-  }
-
-  function confirm(tx: Queryable, webhookId: string, address: string, now: Date) {
-    return createConfirmation(tx, { webhookId, address, now, publicBaseUrl: deps.publicBaseUrl });
-  }
-
-  async function sendMail(mail: ConfirmationMail | null): Promise<void> {
-    if (mail !== null) await deps.mailer?.send(mail);
-  }
-
   return {
-    findOwned,
-
-    async createWebhook(
-      owner: string,
-      input: { url: string; events: readonly WebhookEvent[]; vault?: string | undefined },
-    ): Promise<WebhookWithSecret> {
-      const url = parseSubscriptionUrl(input.url, deps.urlPolicy);
-      const vault = input.vault === undefined ? null : await findVaultOwnedBy(owner, input.vault);
-      const now = clock.now();
-      const secret = generateWebhookSecret();
-      const address = mailtoAddress(url);
-      const { row, mail } = await db.transaction(async (tx) => {
-        // Concurrent creates of one owner queue here, so the cap holds on PostgreSQL too.
-        await lockKey(tx, `vaultkeeper:webhooks:${owner}`);
-        const [existing] = await tx.select({ n: count() }).from(webhooks).where(eq(webhooks.owner, owner));
-        if ((existing?.n ?? 0) >= MAX_WEBHOOKS_PER_OWNER) {
-          throw validationError(
-            [{ path: 'body', message: `an owner may have at most ${MAX_WEBHOOKS_PER_OWNER} webhooks` }],
-            'Too many webhooks',
-          );
-        }
-        const [inserted] = await tx
-          .insert(webhooks)
-          .values({
-            owner,
-            vaultId: vault?.id ?? null,
-            url,
-            events: [...new Set(input.events)],
-            secret: deps.secretBox.seal(secret),
-            verified: address === null,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning();
-        const confirmation = address === null ? null : await confirm(tx, inserted!.id, address, now);
-        return { row: inserted!, mail: confirmation };
-      });
-      await sendMail(mail);
-      return { ...toWebhook({ ...row, vaultAddress: vault?.address ?? null }), secret };
-    },
-
+    findOwned: (owner: string, id: string) => findOwned(db, owner, id),
+    createWebhook: (owner: string, input: NewWebhook) => createWebhook(deps, owner, input),
     /** Read only, for the page a confirmation link opens. */
     isConfirmationUsable: (token: string) => isConfirmationUsable(db, token, clock.now()),
-
     /** Uses a confirmation link; false when it cannot confirm anything (any reason). */
     confirmSubscription: (token: string) =>
       db.transaction((tx) => confirmSubscription(tx, token, clock.now())),
-
-    async listWebhooks(
-      owner: string,
-      query: PageQuery,
-    ): Promise<{ webhooks: Webhook[]; pagination: ReturnType<typeof paginationOf> }> {
-      const page = resolvePage(query);
-      const [total] = await db.select({ n: count() }).from(webhooks).where(eq(webhooks.owner, owner));
-      const rows = await withVault()
-        .where(eq(webhooks.owner, owner))
-        .orderBy(desc(webhooks.createdAt), desc(webhooks.id))
-        .limit(page.limit)
-        .offset((page.page - 1) * page.limit);
-      return {
-        webhooks: rows.map((r) => toWebhook(flatten(r))),
-        pagination: paginationOf(page, total?.n ?? 0),
-      };
-    },
-
-    async getWebhook(owner: string, id: string): Promise<Webhook> {
-      return toWebhook(await findOwned(owner, id));
-    },
-
+    listWebhooks: (owner: string, query: PageQuery) => listWebhooks(db, owner, query),
+    getWebhook: async (owner: string, id: string): Promise<Webhook> =>
+      toWebhook(await findOwned(db, owner, id)),
     /** Changes url, events or active; re-enabling clears the failure record that disabled it. */
-    async updateWebhook(
-      owner: string,
-      id: string,
-      input: {
-        url?: string | undefined;
-        events?: readonly WebhookEvent[] | undefined;
-        active?: boolean | undefined;
-      },
-    ): Promise<Webhook> {
-      const current = await findOwned(owner, id);
-      if (input.url === undefined && input.events === undefined && input.active === undefined) {
-        throw validationError([{ path: 'body', message: 'give at least one of url, events, active' }]);
-      }
-      const now = clock.now();
-      const changes: Partial<typeof webhooks.$inferInsert> = { updatedAt: now };
-      const url = input.url === undefined ? undefined : parseSubscriptionUrl(input.url, deps.urlPolicy);
-      // A new address must be confirmed again; an https URL needs no confirmation.
-      const address = url === undefined || url === current.url ? null : mailtoAddress(url);
-      if (url !== undefined && url !== current.url)
-        Object.assign(changes, { url, verified: address === null });
-      if (input.events !== undefined) changes.events = [...new Set(input.events)];
-      if (input.active === true && !current.active) {
-        Object.assign(changes, { active: true, disabledReason: null, failingSince: null });
-      } else if (input.active === false && current.active) {
-        Object.assign(changes, { active: false, disabledReason: 'disabled by owner' });
-      }
-      const { row, mail } = await db.transaction(async (tx) => {
-        const [updated] = await tx.update(webhooks).set(changes).where(eq(webhooks.id, id)).returning();
-        return { row: updated!, mail: address === null ? null : await confirm(tx, id, address, now) };
-      });
-      await sendMail(mail);
-      return toWebhook({ ...row, vaultAddress: current.vaultAddress });
-    },
-
-    async deleteWebhook(owner: string, id: string): Promise<void> {
-      await findOwned(owner, id);
+    updateWebhook: (owner: string, id: string, input: WebhookChange) => updateWebhook(deps, owner, id, input),
+    deleteWebhook: async (owner: string, id: string): Promise<void> => {
+      await findOwned(db, owner, id);
       await db.delete(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.owner, owner)));
     },
-
     /** A new secret, shown once; the previous one keeps signing for SECRET_OVERLAP_MS. */
-    async rotateSecret(owner: string, id: string): Promise<WebhookWithSecret> {
-      const current = await findOwned(owner, id);
-      const now = clock.now();
-      const secret = generateWebhookSecret();
-      const [row] = await db
-        .update(webhooks)
-        .set({
-          previousSecret: sql`${webhooks.secret}`,
-          previousSecretExpiresAt: new Date(now.getTime() + SECRET_OVERLAP_MS),
-          secret: deps.secretBox.seal(secret),
-          updatedAt: now,
-        })
-        .where(eq(webhooks.id, id))
-        .returning();
-      return { ...toWebhook({ ...row!, vaultAddress: current.vaultAddress }), secret };
-    },
+    rotateSecret: (owner: string, id: string) => rotateSecret(deps, owner, id),
   };
+}
+
+interface NewWebhook {
+  url: string;
+  events: readonly WebhookEvent[];
+  vault?: string | undefined;
+}
+
+interface WebhookChange {
+  url?: string | undefined;
+  events?: readonly WebhookEvent[] | undefined;
+  active?: boolean | undefined;
+}
+
+const withVault = (db: Database) =>
+  db
+    .select({ webhook: webhooks, vaultAddress: vaults.address })
+    .from(webhooks)
+    .leftJoin(vaults, eq(vaults.id, webhooks.vaultId));
+
+const flatten = (r: { webhook: WebhookRow; vaultAddress: string | null }): OwnedRow => ({
+  ...r.webhook,
+  vaultAddress: r.vaultAddress,
+});
+
+/** The subscription when `owner` owns it: 404 when unknown, 403 when someone else's. */
+async function findOwned(db: Database, owner: string, id: string): Promise<OwnedRow> {
+  const [row] = await withVault(db).where(eq(webhooks.id, id)).limit(1);
+  if (row === undefined) throw new AppError('WEBHOOK_NOT_FOUND', 'Webhook not found', { id });
+  if (row.webhook.owner !== owner) {
+    throw new AppError('FORBIDDEN', 'Only the owner of this webhook may use it', { reason: 'not_owner' });
+  }
+  return flatten(row);
+}
+
+async function findVaultOwnedBy(
+  db: Database,
+  owner: string,
+  address: string,
+): Promise<{ id: string; address: string }> {
+  const [vault] = await db
+    .select({ id: vaults.id, address: vaults.address, authority: vaults.authority })
+    .from(vaults)
+    .where(eq(vaults.address, address))
+    .limit(1);
+  if (vault === undefined) throw new AppError('VAULT_NOT_FOUND', 'Vault not found', { vault: address });
+  assertVaultOwner(owner, vault.authority);
+  return vault;
+}
+
+function confirm(deps: WebhookServiceDeps, tx: Queryable, webhookId: string, address: string, now: Date) {
+  return createConfirmation(tx, { webhookId, address, now, publicBaseUrl: deps.publicBaseUrl });
+}
+
+async function sendMail(deps: WebhookServiceDeps, mail: ConfirmationMail | null): Promise<void> {
+  if (mail !== null) await deps.mailer?.send(mail);
+}
+
+async function createWebhook(
+  deps: WebhookServiceDeps,
+  owner: string,
+  input: NewWebhook,
+): Promise<WebhookWithSecret> {
+  const { db, clock } = deps;
+  const url = parseSubscriptionUrl(input.url, deps.urlPolicy);
+  const vault = input.vault === undefined ? null : await findVaultOwnedBy(db, owner, input.vault);
+  const now = clock.now();
+  const secret = generateWebhookSecret();
+  const address = mailtoAddress(url);
+  const { row, mail } = await db.transaction(async (tx) => {
+    await assertRoomForAnother(tx, owner);
+    const [inserted] = await tx
+      .insert(webhooks)
+      .values({
+        owner,
+        vaultId: vault?.id ?? null,
+        url,
+        events: [...new Set(input.events)],
+        secret: deps.secretBox.seal(secret),
+        verified: address === null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    const confirmation = address === null ? null : await confirm(deps, tx, inserted!.id, address, now);
+    return { row: inserted!, mail: confirmation };
+  });
+  await sendMail(deps, mail);
+  return { ...toWebhook({ ...row, vaultAddress: vault?.address ?? null }), secret };
+}
+
+/** Holds the owner's lock for the rest of the transaction and checks the per-owner cap. */
+async function assertRoomForAnother(tx: Tx, owner: string): Promise<void> {
+  // Concurrent creates of one owner queue here, so the cap holds on PostgreSQL too.
+  await lockKey(tx, `vaultkeeper:webhooks:${owner}`);
+  const [existing] = await tx.select({ n: count() }).from(webhooks).where(eq(webhooks.owner, owner));
+  if ((existing?.n ?? 0) >= MAX_WEBHOOKS_PER_OWNER) {
+    throw validationError(
+      [{ path: 'body', message: `an owner may have at most ${MAX_WEBHOOKS_PER_OWNER} webhooks` }],
+      'Too many webhooks',
+    );
+  }
+}
+
+async function listWebhooks(
+  db: Database,
+  owner: string,
+  query: PageQuery,
+): Promise<{ webhooks: Webhook[]; pagination: Pagination }> {
+  const page = toPageRequest(query);
+  const [total] = await db.select({ n: count() }).from(webhooks).where(eq(webhooks.owner, owner));
+  const rows = await withVault(db)
+    .where(eq(webhooks.owner, owner))
+    .orderBy(desc(webhooks.createdAt), desc(webhooks.id))
+    .limit(page.limit)
+    .offset(pageOffset(page));
+  return {
+    webhooks: rows.map((r) => toWebhook(flatten(r))),
+    pagination: toPagination(page, total?.n ?? 0),
+  };
+}
+
+async function updateWebhook(
+  deps: WebhookServiceDeps,
+  owner: string,
+  id: string,
+  input: WebhookChange,
+): Promise<Webhook> {
+  const { db, clock } = deps;
+  const current = await findOwned(db, owner, id);
+  if (input.url === undefined && input.events === undefined && input.active === undefined) {
+    throw validationError([{ path: 'body', message: 'give at least one of url, events, active' }]);
+  }
+  const now = clock.now();
+  const changes: Partial<typeof webhooks.$inferInsert> = { updatedAt: now };
+  const url = input.url === undefined ? undefined : parseSubscriptionUrl(input.url, deps.urlPolicy);
+  // A new address must be confirmed again; an https URL needs no confirmation.
+  const address = url === undefined || url === current.url ? null : mailtoAddress(url);
+  if (url !== undefined && url !== current.url) Object.assign(changes, { url, verified: address === null });
+  if (input.events !== undefined) changes.events = [...new Set(input.events)];
+  if (input.active === true && !current.active) {
+    Object.assign(changes, { active: true, disabledReason: null, failingSince: null });
+  } else if (input.active === false && current.active) {
+    Object.assign(changes, { active: false, disabledReason: 'disabled by owner' });
+  }
+  const { row, mail } = await db.transaction(async (tx) => {
+    const [updated] = await tx.update(webhooks).set(changes).where(eq(webhooks.id, id)).returning();
+    return { row: updated!, mail: address === null ? null : await confirm(deps, tx, id, address, now) };
+  });
+  await sendMail(deps, mail);
+  return toWebhook({ ...row, vaultAddress: current.vaultAddress });
+}
+
+async function rotateSecret(deps: WebhookServiceDeps, owner: string, id: string): Promise<WebhookWithSecret> {
+  const current = await findOwned(deps.db, owner, id);
+  const now = deps.clock.now();
+  const secret = generateWebhookSecret();
+  const [row] = await deps.db
+    .update(webhooks)
+    .set({
+      previousSecret: sql`${webhooks.secret}`,
+      previousSecretExpiresAt: new Date(now.getTime() + SECRET_OVERLAP_MS),
+      secret: deps.secretBox.seal(secret),
+      updatedAt: now,
+    })
+    .where(eq(webhooks.id, id))
+    .returning();
+  return { ...toWebhook({ ...row!, vaultAddress: current.vaultAddress }), secret };
 }
 
 export type WebhookService = ReturnType<typeof createWebhookService>;

@@ -66,6 +66,13 @@ async function main(): Promise<void> {
   const { rpc, rpcEndpoints } = createRpcClients(config, metrics);
   const deps = createAppDeps({ config, storage, cache, logger, metrics, rpc, rpcEndpoints });
 
+  registerRoleMetrics(metrics, {
+    roles: config.roles,
+    roleStatus: deps.roleStatus,
+    readDeliveryQueue: () => readDeliveryQueueStats(storage.db, deps.clock.now()),
+  });
+  // The process's one set of services: its roles' loops use them, and whichever app it serves closes them.
+  const services = createServices(deps);
   const tasks: Promise<unknown>[] = [];
   if (config.roles.includes('ingestor')) {
     tasks.push(runIngestor(deps, controller.signal));
@@ -73,16 +80,9 @@ async function main(): Promise<void> {
   if (config.roles.includes('worker')) {
     const jobs = [createMetricsRollupJob(deps), createCacheCleanupJob({ ...deps, db: storage.db })];
     tasks.push(runScheduledJobs(jobs, deps, controller.signal));
-    tasks.push(runDeliveryWorker(deps, controller.signal));
+    tasks.push(runDeliveryWorker(deps, controller.signal, { secretBox: services.secretBox }));
   }
-  registerRoleMetrics(metrics, {
-    roles: config.roles,
-    roleStatus: deps.roleStatus,
-    readDeliveryQueue: () => readDeliveryQueueStats(storage.db, deps.clock.now()),
-  });
   // Every process listens on PORT: the API, or only /livez, /readyz and /metrics without the api role.
-  // Either app serves the process's one set of services and closes it when it closes.
-  const services = createServices(deps);
   const app: FastifyInstance = config.roles.includes('api')
     ? await buildApp(deps, services)
     : await buildProbeApp(deps, services);

@@ -22,13 +22,15 @@ import { createLatestBlockhashSource } from './domain/vaults/latest-blockhash.js
 import { createVaultReadService, type VaultReadService } from './domain/vaults/vault-reads.js';
 import { createVaultWriteService, type VaultWriteService } from './domain/vaults/vault-writes.js';
 import { createDeliveryService, type DeliveryService } from './domain/webhooks/delivery-service.js';
-import { createSecretBox } from './domain/webhooks/secret-box.js';
+import { createSecretBox, type SecretBox } from './domain/webhooks/secret-box.js';
 import { createWebhookService, type WebhookService } from './domain/webhooks/webhook-service.js';
 import { createEventLoopDelay, type EventLoopDelay } from './lib/event-loop-delay.js';
 
 export interface Services {
   /** The one read cache of the process: concurrent misses of a key share one load. */
   readonly readCache: ReadCache;
+  /** The one sealer of webhook secrets at rest (the API stores them, the worker signs with them). */
+  readonly secretBox: SecretBox;
   readonly walletAuth: WalletAuth;
   readonly vaults: VaultReadService;
   readonly vaultWrites: VaultWriteService;
@@ -58,11 +60,12 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
   const { config, storage, clock } = deps;
   const programId = address(config.programId);
   const readCache = createReadCache({ cache: deps.cache, metrics: deps.metrics, enabled: config.readCache });
+  const secretBox = createSecretBox(config.webhookSecretsKeys);
   const webhooks = createWebhookService({
     db: storage.db,
     clock,
     urlPolicy: { allowPrivateUrls: config.webhookAllowPrivateUrls, emailEnabled: config.smtpUrl !== null },
-    secretBox: createSecretBox(config.webhookSecretsKeys),
+    secretBox,
     mailer: deps.confirmationMailer,
     publicBaseUrl: config.publicBaseUrl,
   });
@@ -71,6 +74,7 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
   const eventLoopDelay = createEventLoopDelay();
   return {
     readCache,
+    secretBox,
     walletAuth: createWalletAuth({
       cache: deps.cache,
       // Only a shared cache can fail over: the in-process one never refuses to answer.

@@ -44,6 +44,15 @@ for (const [name, create] of implementations) {
       });
     });
 
+    test('setText stores text as it is, evicted by its tags like any value', async () => {
+      const body = '{"b":1,  "a":"\\u00e9"}';
+      await cache.setText('text', body, 60, ['vault:T']);
+      assert.equal(await cache.getText('text'), body);
+      assert.equal(await cache.getText('never-set'), undefined);
+      await cache.deleteByTag('vault:T');
+      assert.equal(await cache.getText('text'), undefined);
+    });
+
     test('delete removes keys', async () => {
       await cache.set('d1', 1, 60);
       await cache.set('d2', 2, 60);

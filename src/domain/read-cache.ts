@@ -4,6 +4,8 @@ import type { Metrics } from '../lib/metrics.js';
 
 /** Bump when a cached shape changes, so instances sharing Redis never serve an older shape. */
 const KEY_PREFIX = 'read:v1:';
+/** Stored response bodies (readText): bump when a route's response schema changes. */
+const TEXT_KEY_PREFIX = 'read:body:v1:';
 
 export interface ReadCache {
   /**
@@ -16,6 +18,18 @@ export interface ReadCache {
     tagsOf: (value: T) => readonly string[],
     load: () => Promise<T>,
   ): Promise<T>;
+  /**
+   * Like read, but what is cached is the response body: `serialize(load())` (the route's own
+   * serializer, so its response schema applies), stored once on a miss. A hit hands back the stored
+   * text as it is: no object is rebuilt and nothing is serialized again.
+   */
+  readText<T>(
+    key: string,
+    ttlSeconds: number,
+    tagsOf: (value: T) => readonly string[],
+    load: () => Promise<T>,
+    serialize: (value: T) => string,
+  ): Promise<string>;
 }
 
 export interface ReadCacheDeps {
@@ -53,6 +67,37 @@ export function createReadCache(deps: ReadCacheDeps): ReadCache {
           const value = await load();
           await deps.cache.set(fullKey, value, ttlSeconds, tagsOf(value));
           return value;
+        } finally {
+          inflight.delete(fullKey);
+        }
+      })();
+      inflight.set(fullKey, loading);
+      return loading;
+    },
+
+    async readText<T>(
+      key: string,
+      ttlSeconds: number,
+      tagsOf: (value: T) => readonly string[],
+      load: () => Promise<T>,
+      serialize: (value: T) => string,
+    ): Promise<string> {
+      if (!deps.enabled) return serialize(await load());
+      const fullKey = TEXT_KEY_PREFIX + key;
+      const cached = await deps.cache.getText(fullKey);
+      if (cached !== undefined) {
+        hits.inc();
+        return cached;
+      }
+      misses.inc();
+      const running = inflight.get(fullKey) as Promise<string> | undefined;
+      if (running !== undefined) return running;
+      const loading = (async () => {
+        try {
+          const value = await load();
+          const text = serialize(value);
+          await deps.cache.setText(fullKey, text, ttlSeconds, tagsOf(value));
+          return text;
         } finally {
           inflight.delete(fullKey);
         }

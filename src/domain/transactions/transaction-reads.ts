@@ -81,17 +81,38 @@ export function createTransactionReadService(deps: TransactionReadDeps) {
     return toTransactionDetail({ ...record, signature }, links);
   }
 
+  const listKey = (query: TransactionListQuery, request: PageRequest) =>
+    `transactions:${query.vault ?? '*'}:${query.status ?? '*'}:${request.page}:${request.limit}`;
+  const listTags = (query: TransactionListQuery) => [
+    query.vault === undefined ? CROSS_VAULT_TAG : vaultTag(query.vault),
+  ];
+
   return {
     /** Transactions newest first, optionally of one vault (unknown: VAULT_NOT_FOUND) and one status. */
     listTransactions(query: TransactionListQuery): Promise<TransactionList> {
       const request = toPageRequest(query);
-      const key = `transactions:${query.vault ?? '*'}:${query.status ?? '*'}:${request.page}:${request.limit}`;
-      const tags = [query.vault === undefined ? CROSS_VAULT_TAG : vaultTag(query.vault)];
+      const tags = listTags(query);
       return readCache.read(
-        key,
+        listKey(query, request),
         CACHE_TTL.transactionList,
         () => tags,
         () => loadList(query, request),
+      );
+    },
+
+    /** listTransactions as the response body `serialize` makes of it, cached as that text. */
+    listTransactionsText(
+      query: TransactionListQuery,
+      serialize: (list: TransactionList) => string,
+    ): Promise<string> {
+      const request = toPageRequest(query);
+      const tags = listTags(query);
+      return readCache.readText(
+        listKey(query, request),
+        CACHE_TTL.transactionList,
+        () => tags,
+        () => loadList(query, request),
+        serialize,
       );
     },
 

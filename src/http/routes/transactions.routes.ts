@@ -14,6 +14,7 @@ import {
 
 /** Transaction reads are cached 30 seconds (docs/BEHAVIOUR.md, Caching); clients may keep them as long. */
 export const TRANSACTION_CACHE_CONTROL = 'public, max-age=30';
+const JSON_BODY = 'application/json; charset=utf-8';
 
 export const transactionRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
   app.setValidatorCompiler(strictValidatorCompiler);
@@ -39,8 +40,15 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = a
       },
     },
     async (request, reply) => {
-      const list = await transactions.listTransactions(request.query);
-      return reply.header('cache-control', TRANSACTION_CACHE_CONTROL).send(list);
+      // The stored body, serialized by this route's response schema when it was cached.
+      const body = await transactions.listTransactionsText(
+        request.query,
+        (list) => reply.serialize(list) as string,
+      );
+      return reply
+        .header('cache-control', TRANSACTION_CACHE_CONTROL)
+        .type(JSON_BODY)
+        .send(body as never);
     },
   );
 

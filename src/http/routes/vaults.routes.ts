@@ -9,6 +9,7 @@ import { VaultDetail, VaultList, VaultListQuery, VaultParams } from './vaults.sc
 
 /** Vault data is cached 5 minutes (docs/BEHAVIOUR.md, Caching); clients may keep it as long. */
 export const VAULT_CACHE_CONTROL = 'public, max-age=300';
+const JSON_BODY = 'application/json; charset=utf-8';
 
 export const vaultRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
   app.setValidatorCompiler(strictValidatorCompiler);
@@ -46,8 +47,15 @@ export const vaultRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (
       },
     },
     async (request, reply) => {
-      const vault = await vaults.getVault(request.params.address);
-      return reply.header('cache-control', VAULT_CACHE_CONTROL).send(vault);
+      // The stored body, serialized by this route's response schema when it was cached.
+      const body = await vaults.getVaultText(
+        request.params.address,
+        (vault) => reply.serialize(vault) as string,
+      );
+      return reply
+        .header('cache-control', VAULT_CACHE_CONTROL)
+        .type(JSON_BODY)
+        .send(body as never);
     },
   );
 };

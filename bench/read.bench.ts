@@ -200,7 +200,7 @@ async function databaseOnly(databaseUrl: string, addresses: string[]): Promise<F
   const name = 'diagnostic: the page query alone via pg, no HTTP';
   log(`  ${name} (${DURATION} s)`);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, application_name: 'vaultkeeper' });
-  const text = vaultPageSql({ byStatus: false, deferred: false });
+  const text = vaultPageSql({ byStatus: false, deferred: false, anchored: false });
   const query = () => pool.query({ name: 'vk_bench_page', text, values: [pick(addresses), 50, 0] });
   await Promise.all(Array.from({ length: 10 }, query));
   const latencies: number[] = [];

@@ -6,6 +6,7 @@ import { overrides } from '../../storage/schema/overrides.js';
 import { type TransactionStatus, transactions } from '../../storage/schema/transactions.js';
 import { vaults } from '../../storage/schema/vaults.js';
 import { prepareRows } from '../prepared-rows.js';
+import { createPageAnchors, type PageAnchors } from './page-anchors.js';
 import {
   type PageRow,
   type PageShape,
@@ -57,17 +58,45 @@ function toRecord(row: PageRow): TransactionRecord {
   };
 }
 
-export function createTransactionQueries(storage: Storage) {
+/** The stamp a list's anchors hold under: the counters that change whenever its rows do. */
+const stampOf = (counters: TransactionCounters) =>
+  `${counters.transactionCount}:${counters.executedCount}:${counters.blockedCount}`;
+
+const countersOf = (row: VaultPageRow): TransactionCounters => ({
+  transactionCount: Number(row.transaction_count),
+  executedCount: Number(row.executed_count),
+  blockedCount: Number(row.blocked_count),
+});
+
+/** A vault page's transaction rows (a vault without rows in the window comes back once, all null). */
+function pageRowsOf(rows: VaultPageRow[]): PageRow[] {
+  const found: PageRow[] = [];
+  for (const row of rows) {
+    if (row.id === null || row.destination === null || row.amount === null) continue;
+    if (row.status === null || row.ts === null || row.key_ts === null) continue;
+    found.push(row as PageRow);
+  }
+  return found;
+}
+
+export function createTransactionQueries(storage: Storage, anchors: PageAnchors = createPageAnchors()) {
   const { db } = storage;
-  const shapeOf = (status: TransactionStatus | undefined, window: PageWindow): PageShape => ({
+  const shapeOf = (status: TransactionStatus | undefined, offset: number, anchored: boolean): PageShape => ({
     byStatus: status !== undefined,
-    deferred: window.offset > 0,
+    deferred: offset > 0,
+    anchored,
   });
   const suffix = (shape: PageShape) =>
-    `${shape.byStatus ? '_status' : ''}${shape.deferred ? '_deferred' : ''}`;
+    `${shape.byStatus ? '_status' : ''}${shape.deferred ? '_deferred' : ''}${shape.anchored ? '_anchored' : ''}`;
   const shapes = [false, true].flatMap((byStatus) =>
-    [false, true].map((deferred) => ({ byStatus, deferred })),
+    [false, true].flatMap((deferred) => [false, true].map((anchored) => ({ byStatus, deferred, anchored }))),
   );
+  /** After a page is read: its last row is the anchor of the position that follows it. */
+  const rememberEnd = (list: string, stamp: string, offset: number, rows: readonly PageRow[]) => {
+    const last = rows.at(-1);
+    if (last === undefined) return;
+    anchors.remember(list, stamp, { position: offset + rows.length, timestamp: last.key_ts, id: last.id });
+  };
   const pages = new Map(
     shapes.map((shape) => [
       suffix(shape),
@@ -101,10 +130,30 @@ export function createTransactionQueries(storage: Storage) {
       return counters!;
     },
 
-    /** A page across every vault, newest first. */
-    async page(status: TransactionStatus | undefined, window: PageWindow): Promise<TransactionRecord[]> {
-      const values = [window.limit, window.offset, ...(status === undefined ? [] : [status])];
-      const rows = await statements.page(shapeOf(status, window))(values);
+    /**
+     * A page across every vault, newest first; `counters` are the current sums (countAll), under
+     * which anchors of this list hold.
+     */
+    async page(
+      status: TransactionStatus | undefined,
+      window: PageWindow,
+      counters: TransactionCounters,
+    ): Promise<TransactionRecord[]> {
+      const list = `*|${status ?? ''}`;
+      const stamp = stampOf(counters);
+      const known = window.offset > 0 ? anchors.nearest(list, window.offset) : undefined;
+      let rows: PageRow[];
+      if (known !== undefined && known.stamp === stamp) {
+        const offset = window.offset - known.anchor.position;
+        const values: unknown[] = [window.limit, offset, known.anchor.timestamp, known.anchor.id];
+        if (status !== undefined) values.push(status);
+        rows = await statements.page(shapeOf(status, offset, true))(values);
+      } else {
+        const values: unknown[] = [window.limit, window.offset];
+        if (status !== undefined) values.push(status);
+        rows = await statements.page(shapeOf(status, window.offset, false))(values);
+      }
+      rememberEnd(list, stamp, window.offset, rows);
       return rows.map(toRecord);
     },
 
@@ -114,32 +163,34 @@ export function createTransactionQueries(storage: Storage) {
       status: TransactionStatus | undefined,
       window: PageWindow,
     ): Promise<{ counters: TransactionCounters; records: TransactionRecord[] } | null> {
-      const values = [address, window.limit, window.offset, ...(status === undefined ? [] : [status])];
-      const rows = await statements.vaultPage(shapeOf(status, window))(values);
+      const list = `${address}|${status ?? ''}`;
+      const known = window.offset > 0 ? anchors.nearest(list, window.offset) : undefined;
+      if (known !== undefined) {
+        const offset = window.offset - known.anchor.position;
+        const values: unknown[] = [address, window.limit, offset, known.anchor.timestamp, known.anchor.id];
+        values.push(...known.stamp.split(':').map(Number));
+        if (status !== undefined) values.push(status);
+        const rows = await statements.vaultPage(shapeOf(status, offset, true))(values);
+        const [first] = rows;
+        if (first === undefined) return null;
+        const counters = countersOf(first);
+        if (stampOf(counters) === known.stamp) {
+          const found = pageRowsOf(rows);
+          rememberEnd(list, known.stamp, window.offset, found);
+          return { counters, records: found.map(toRecord) };
+        }
+        // The vault changed since the anchor was read: read by offset, as if it were never known.
+        anchors.forget(list);
+      }
+      const values: unknown[] = [address, window.limit, window.offset];
+      if (status !== undefined) values.push(status);
+      const rows = await statements.vaultPage(shapeOf(status, window.offset, false))(values);
       const [first] = rows;
       if (first === undefined) return null;
-      const records: TransactionRecord[] = [];
-      for (const row of rows) {
-        // A vault without rows in the window comes back once, with the page columns null.
-        if (row.id === null || row.destination === null || row.amount === null) continue;
-        if (row.status === null || row.ts === null) continue;
-        records.push(
-          toRecord({
-            ...row,
-            id: row.id,
-            destination: row.destination,
-            amount: row.amount,
-            status: row.status,
-            ts: row.ts,
-          }),
-        );
-      }
-      const counters = {
-        transactionCount: Number(first.transaction_count),
-        executedCount: Number(first.executed_count),
-        blockedCount: Number(first.blocked_count),
-      };
-      return { counters, records };
+      const counters = countersOf(first);
+      const found = pageRowsOf(rows);
+      rememberEnd(list, stampOf(counters), window.offset, found);
+      return { counters, records: found.map(toRecord) };
     },
 
     /** The transfer of a signature at an event index, or its first by event index. */

@@ -65,8 +65,9 @@ export function createTransactionReadService(deps: TransactionReadDeps) {
       if (page === null) throw vaultNotFound(query.vault);
       return toList(page.records, request, totalOf(page.counters, query.status));
     }
-    const total = totalOf(await queries.countAll(), query.status);
-    const records = isPastEnd(request, total) ? [] : await queries.page(query.status, window);
+    const counters = await queries.countAll();
+    const total = totalOf(counters, query.status);
+    const records = isPastEnd(request, total) ? [] : await queries.page(query.status, window, counters);
     return toList(records, request, total);
   }
 

@@ -44,13 +44,13 @@ for (const [name, create] of implementations) {
       });
     });
 
-    test('setText stores text as it is, evicted by its tags like any value', async () => {
-      const body = '{"b":1,  "a":"\\u00e9"}';
-      await cache.setText('text', body, 60, ['vault:T']);
-      assert.equal(await cache.getText('text'), body);
-      assert.equal(await cache.getText('never-set'), undefined);
+    test('setBody stores bytes as they are, evicted by their tags like any value', async () => {
+      const body = Buffer.from('{"b":1,  "a":"\\u00e9 é"}');
+      await cache.setBody('body', body, 60, ['vault:T']);
+      assert.deepEqual(await cache.getBody('body'), body);
+      assert.equal(await cache.getBody('never-set'), undefined);
       await cache.deleteByTag('vault:T');
-      assert.equal(await cache.getText('text'), undefined);
+      assert.equal(await cache.getBody('body'), undefined);
     });
 
     test('delete removes keys', async () => {

@@ -9,12 +9,12 @@ export interface Cache {
   /** Stores a JSON value for ttlSeconds; tags let one call evict a group of keys. */
   set(key: string, value: unknown, ttlSeconds: number, tags?: readonly string[]): Promise<void>;
   /**
-   * The text stored with setText, or undefined on a miss. No JSON round trip either way: a cached
-   * response body is handed out as the very bytes that were stored.
+   * The bytes stored with setBody, or undefined on a miss. No JSON round trip either way: a cached
+   * response body is handed out as the very bytes that were stored (treat them as read-only).
    */
-  getText(key: string): Promise<string | undefined>;
-  /** Stores a text as it is for ttlSeconds, under tags like set. */
-  setText(key: string, text: string, ttlSeconds: number, tags?: readonly string[]): Promise<void>;
+  getBody(key: string): Promise<Buffer | undefined>;
+  /** Stores bytes as they are for ttlSeconds, under tags like set. */
+  setBody(key: string, body: Buffer, ttlSeconds: number, tags?: readonly string[]): Promise<void>;
   delete(...keys: string[]): Promise<void>;
   /** Evicts every key stored with any of these tags. */
   deleteByTag(...tags: string[]): Promise<void>;

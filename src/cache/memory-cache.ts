@@ -59,12 +59,12 @@ export function createMemoryCache(options: { maxEntries?: number; now?: () => nu
       // The round trip gives what Redis would give back (dates as strings, no undefined members).
       store(key, deepFreeze(JSON.parse(JSON.stringify(value)) as unknown), ttlSeconds, tags);
     },
-    async getText(key) {
+    async getBody(key) {
       const value = entries.get(key)?.value;
-      return typeof value === 'string' ? value : undefined;
+      return Buffer.isBuffer(value) ? value : undefined;
     },
-    async setText(key, text, ttlSeconds, tags = []) {
-      store(key, text, ttlSeconds, tags);
+    async setBody(key, body, ttlSeconds, tags = []) {
+      store(key, body, ttlSeconds, tags);
     },
     async delete(...keys) {
       for (const key of keys) entries.delete(key);

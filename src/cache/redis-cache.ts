@@ -45,7 +45,7 @@ export function createRedisCache(
     }
   };
 
-  const store = (key: string, text: string, ttlSeconds: number, tags: readonly string[]) =>
+  const store = (key: string, text: string | Buffer, ttlSeconds: number, tags: readonly string[]) =>
     safe(undefined, async () => {
       const multi = client.multi().set(PREFIX + key, text, 'EX', Math.max(1, Math.ceil(ttlSeconds)));
       for (const tag of tags) {
@@ -64,9 +64,9 @@ export function createRedisCache(
         return json === null ? undefined : (JSON.parse(json) as T);
       }),
     set: (key, value, ttlSeconds, tags = []) => store(key, JSON.stringify(value), ttlSeconds, tags),
-    getText: (key) =>
-      safe<string | undefined>(undefined, async () => (await client.get(PREFIX + key)) ?? undefined),
-    setText: (key, text, ttlSeconds, tags = []) => store(key, text, ttlSeconds, tags),
+    getBody: (key) =>
+      safe<Buffer | undefined>(undefined, async () => (await client.getBuffer(PREFIX + key)) ?? undefined),
+    setBody: (key, body, ttlSeconds, tags = []) => store(key, body, ttlSeconds, tags),
     delete: (...keys) =>
       safe(undefined, async () => {
         if (keys.length > 0) await client.del(...keys.map((k) => PREFIX + k));

@@ -66,7 +66,7 @@ test('when disabled, every read loads and nothing is counted', async () => {
   assert.deepEqual(await counts(), {});
 });
 
-test('readText stores the serialized body once and hands back those bytes until its tag is evicted', async () => {
+test('readBody stores the serialized body once and hands back those very bytes until its tag is evicted', async () => {
   const { cache, readCache, counts } = setup();
   let loads = 0;
   let serializations = 0;
@@ -75,16 +75,21 @@ test('readText stores the serialized body once and hands back those bytes until 
     serializations += 1;
     return `{"n":${value.n}}`;
   };
-  assert.equal(await readCache.readText('k', 60, () => ['vault:a'], load, serialize), '{"n":1}');
-  assert.equal(await readCache.readText('k', 60, () => ['vault:a'], load, serialize), '{"n":1}');
+  const first = await readCache.readBody('k', 60, () => ['vault:a'], load, serialize);
+  assert.equal(first.toString(), '{"n":1}');
+  assert.equal(
+    await readCache.readBody('k', 60, () => ['vault:a'], load, serialize),
+    first,
+    'the same bytes',
+  );
   assert.equal(serializations, 1, 'a hit serializes nothing');
   await cache.deleteByTag('vault:a');
-  assert.equal(await readCache.readText('k', 60, () => ['vault:a'], load, serialize), '{"n":2}');
+  assert.equal((await readCache.readBody('k', 60, () => ['vault:a'], load, serialize)).toString(), '{"n":2}');
   assert.equal(serializations, 2);
   assert.deepEqual(await counts(), { hit: 1, miss: 2 });
 });
 
-test('readText: concurrent misses share one load and one serialization; a failed load is not cached', async () => {
+test('readBody: concurrent misses share one load and one serialization; a failed load is not cached', async () => {
   const { readCache } = setup();
   let loads = 0;
   let fail = true;
@@ -93,18 +98,18 @@ test('readText: concurrent misses share one load and one serialization; a failed
     if (fail) throw new Error('not found');
     return 7;
   };
-  await assert.rejects(readCache.readText('k', 60, noTags, load, String), /not found/);
+  await assert.rejects(readCache.readBody('k', 60, noTags, load, String), /not found/);
   fail = false;
-  const reads = Array.from({ length: 4 }, () => readCache.readText('k', 60, noTags, load, String));
-  assert.deepEqual(await Promise.all(reads), Array(4).fill('7'));
+  const reads = Array.from({ length: 4 }, () => readCache.readBody('k', 60, noTags, load, String));
+  assert.deepEqual((await Promise.all(reads)).map(String), Array(4).fill('7'));
   assert.equal(loads, 2);
 });
 
-test('readText when disabled loads and serializes every time', async () => {
+test('readBody when disabled loads and serializes every time', async () => {
   const { readCache, counts } = setup(false);
   let loads = 0;
   const load = async () => ++loads;
-  assert.equal(await readCache.readText('k', 60, noTags, load, String), '1');
-  assert.equal(await readCache.readText('k', 60, noTags, load, String), '2');
+  assert.equal(String(await readCache.readBody('k', 60, noTags, load, String)), '1');
+  assert.equal(String(await readCache.readBody('k', 60, noTags, load, String)), '2');
   assert.deepEqual(await counts(), {});
 });

@@ -101,14 +101,14 @@ export function createTransactionReadService(deps: TransactionReadDeps) {
       );
     },
 
-    /** listTransactions as the response body `serialize` makes of it, cached as that text. */
-    listTransactionsText(
+    /** listTransactions as the response body `serialize` makes of it, cached as those bytes. */
+    listTransactionsBody(
       query: TransactionListQuery,
       serialize: (list: TransactionList) => string,
-    ): Promise<string> {
+    ): Promise<Buffer> {
       const request = toPageRequest(query);
       const tags = listTags(query);
-      return readCache.readText(
+      return readCache.readBody(
         listKey(query, request),
         CACHE_TTL.transactionList,
         () => tags,

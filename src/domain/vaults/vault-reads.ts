@@ -121,9 +121,9 @@ export function createVaultReadService(deps: VaultReadDeps) {
       );
     },
 
-    /** getVault as the response body `serialize` makes of it, cached as that text. */
-    getVaultText(idOrAddress: string, serialize: (vault: VaultDetail) => string): Promise<string> {
-      return readCache.readText(
+    /** getVault as the response body `serialize` makes of it, cached as those bytes. */
+    getVaultBody(idOrAddress: string, serialize: (vault: VaultDetail) => string): Promise<Buffer> {
+      return readCache.readBody(
         detailKey(idOrAddress),
         CACHE_TTL.vault,
         (vault) => [vaultTag(vault.address)],

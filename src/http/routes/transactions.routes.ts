@@ -41,7 +41,7 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = a
     },
     async (request, reply) => {
       // The stored body, serialized by this route's response schema when it was cached.
-      const body = await transactions.listTransactionsText(
+      const body = await transactions.listTransactionsBody(
         request.query,
         (list) => reply.serialize(list) as string,
       );

@@ -48,7 +48,7 @@ export const vaultRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (
     },
     async (request, reply) => {
       // The stored body, serialized by this route's response schema when it was cached.
-      const body = await vaults.getVaultText(
+      const body = await vaults.getVaultBody(
         request.params.address,
         (vault) => reply.serialize(vault) as string,
       );

@@ -79,24 +79,19 @@ function pageRowsOf(rows: VaultPageRow[]): PageRow[] {
   return found;
 }
 
-export function createTransactionQueries(storage: Storage, anchors: PageAnchors = createPageAnchors()) {
-  const { db } = storage;
-  const shapeOf = (status: TransactionStatus | undefined, offset: number, anchored: boolean): PageShape => ({
-    byStatus: status !== undefined,
-    deferred: offset > 0,
-    anchored,
-  });
+const shapeOf = (status: TransactionStatus | undefined, offset: number, anchored: boolean): PageShape => ({
+  byStatus: status !== undefined,
+  deferred: offset > 0,
+  anchored,
+});
+
+/** One prepared page statement per shape, across every vault and of one vault. */
+function preparePages(storage: Storage) {
   const suffix = (shape: PageShape) =>
     `${shape.byStatus ? '_status' : ''}${shape.deferred ? '_deferred' : ''}${shape.anchored ? '_anchored' : ''}`;
   const shapes = [false, true].flatMap((byStatus) =>
     [false, true].flatMap((deferred) => [false, true].map((anchored) => ({ byStatus, deferred, anchored }))),
   );
-  /** After a page is read: its last row is the anchor of the position that follows it. */
-  const rememberEnd = (list: string, stamp: string, offset: number, rows: readonly PageRow[]) => {
-    const last = rows.at(-1);
-    if (last === undefined) return;
-    anchors.remember(list, stamp, { position: offset + rows.length, timestamp: last.key_ts, id: last.id });
-  };
   const pages = new Map(
     shapes.map((shape) => [
       suffix(shape),
@@ -110,18 +105,33 @@ export function createTransactionQueries(storage: Storage, anchors: PageAnchors 
       },
     ]),
   );
-  const statements = {
+  return {
     page: (shape: PageShape) => pages.get(suffix(shape))!.all,
     vaultPage: (shape: PageShape) => pages.get(suffix(shape))!.vault,
-    counters: db
-      .select({
-        transactionCount: sql<number>`coalesce(sum(${vaults.transactionCount}), 0)`.mapWith(Number),
-        executedCount: sql<number>`coalesce(sum(${vaults.executedCount}), 0)`.mapWith(Number),
-        blockedCount: sql<number>`coalesce(sum(${vaults.blockedCount}), 0)`.mapWith(Number),
-      })
-      .from(vaults)
-      .prepare('vk_transactions_counters'),
   };
+}
+
+/** The counters summed over every vault. */
+function prepareCounterSums(db: Storage['db']) {
+  return db
+    .select({
+      transactionCount: sql<number>`coalesce(sum(${vaults.transactionCount}), 0)`.mapWith(Number),
+      executedCount: sql<number>`coalesce(sum(${vaults.executedCount}), 0)`.mapWith(Number),
+      blockedCount: sql<number>`coalesce(sum(${vaults.blockedCount}), 0)`.mapWith(Number),
+    })
+    .from(vaults)
+    .prepare('vk_transactions_counters');
+}
+
+export function createTransactionQueries(storage: Storage, anchors: PageAnchors = createPageAnchors()) {
+  const { db } = storage;
+  /** After a page is read: its last row is the anchor of the position that follows it. */
+  const rememberEnd = (list: string, stamp: string, offset: number, rows: readonly PageRow[]) => {
+    const last = rows.at(-1);
+    if (last === undefined) return;
+    anchors.remember(list, stamp, { position: offset + rows.length, timestamp: last.key_ts, id: last.id });
+  };
+  const statements = { ...preparePages(storage), counters: prepareCounterSums(db) };
 
   return {
     /** The counters summed over every vault. */
@@ -165,26 +175,23 @@ export function createTransactionQueries(storage: Storage, anchors: PageAnchors 
     ): Promise<{ counters: TransactionCounters; records: TransactionRecord[] } | null> {
       const list = `${address}|${status ?? ''}`;
       const known = window.offset > 0 ? anchors.nearest(list, window.offset) : undefined;
+      const withStatus = (values: unknown[]) => (status === undefined ? values : [...values, status]);
+      let rows: VaultPageRow[] | undefined;
       if (known !== undefined) {
         const offset = window.offset - known.anchor.position;
-        const values: unknown[] = [address, window.limit, offset, known.anchor.timestamp, known.anchor.id];
-        values.push(...known.stamp.split(':').map(Number));
-        if (status !== undefined) values.push(status);
-        const rows = await statements.vaultPage(shapeOf(status, offset, true))(values);
-        const [first] = rows;
-        if (first === undefined) return null;
-        const counters = countersOf(first);
-        if (stampOf(counters) === known.stamp) {
-          const found = pageRowsOf(rows);
-          rememberEnd(list, known.stamp, window.offset, found);
-          return { counters, records: found.map(toRecord) };
-        }
+        const { timestamp, id } = known.anchor;
+        const stamp = known.stamp.split(':').map(Number);
+        const values = withStatus([address, window.limit, offset, timestamp, id, ...stamp]);
+        rows = await statements.vaultPage(shapeOf(status, offset, true))(values);
         // The vault changed since the anchor was read: read by offset, as if it were never known.
-        anchors.forget(list);
+        if (rows[0] !== undefined && stampOf(countersOf(rows[0])) !== known.stamp) {
+          anchors.forget(list);
+          rows = undefined;
+        }
       }
-      const values: unknown[] = [address, window.limit, window.offset];
-      if (status !== undefined) values.push(status);
-      const rows = await statements.vaultPage(shapeOf(status, window.offset, false))(values);
+      rows ??= await statements.vaultPage(shapeOf(status, window.offset, false))(
+        withStatus([address, window.limit, window.offset]),
+      );
       const [first] = rows;
       if (first === undefined) return null;
       const counters = countersOf(first);

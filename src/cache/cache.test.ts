@@ -44,6 +44,15 @@ for (const [name, create] of implementations) {
       });
     });
 
+    test('setBody stores bytes as they are, evicted by their tags like any value', async () => {
+      const body = Buffer.from('{"b":1,  "a":"\\u00e9 é"}');
+      await cache.setBody('body', body, 60, ['vault:T']);
+      assert.deepEqual(await cache.getBody('body'), body);
+      assert.equal(await cache.getBody('never-set'), undefined);
+      await cache.deleteByTag('vault:T');
+      assert.equal(await cache.getBody('body'), undefined);
+    });
+
     test('delete removes keys', async () => {
       await cache.set('d1', 1, 60);
       await cache.set('d2', 2, 60);

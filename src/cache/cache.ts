@@ -8,6 +8,13 @@ export interface Cache {
   get<T>(key: string): Promise<T | undefined>;
   /** Stores a JSON value for ttlSeconds; tags let one call evict a group of keys. */
   set(key: string, value: unknown, ttlSeconds: number, tags?: readonly string[]): Promise<void>;
+  /**
+   * The bytes stored with setBody, or undefined on a miss. No JSON round trip either way: a cached
+   * response body is handed out as the very bytes that were stored (treat them as read-only).
+   */
+  getBody(key: string): Promise<Buffer | undefined>;
+  /** Stores bytes as they are for ttlSeconds, under tags like set. */
+  setBody(key: string, body: Buffer, ttlSeconds: number, tags?: readonly string[]): Promise<void>;
   delete(...keys: string[]): Promise<void>;
   /** Evicts every key stored with any of these tags. */
   deleteByTag(...tags: string[]): Promise<void>;

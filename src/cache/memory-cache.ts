@@ -37,6 +37,18 @@ export function createMemoryCache(options: { maxEntries?: number; now?: () => nu
     ...(options.now ? { perf: { now: options.now } } : {}),
   });
 
+  const store = (key: string, value: unknown, ttlSeconds: number, tags: readonly string[]) => {
+    entries.set(key, { value, tags }, { ttl: ttlSeconds * 1000 });
+    for (const tag of tags) {
+      let keys = tagIndex.get(tag);
+      if (keys === undefined) {
+        keys = new Set();
+        tagIndex.set(tag, keys);
+      }
+      keys.add(key);
+    }
+  };
+
   return {
     kind: 'memory',
     async get<T>(key: string) {
@@ -45,16 +57,14 @@ export function createMemoryCache(options: { maxEntries?: number; now?: () => nu
     },
     async set(key, value, ttlSeconds, tags = []) {
       // The round trip gives what Redis would give back (dates as strings, no undefined members).
-      const stored = deepFreeze(JSON.parse(JSON.stringify(value)) as unknown);
-      entries.set(key, { value: stored, tags }, { ttl: ttlSeconds * 1000 });
-      for (const tag of tags) {
-        let keys = tagIndex.get(tag);
-        if (keys === undefined) {
-          keys = new Set();
-          tagIndex.set(tag, keys);
-        }
-        keys.add(key);
-      }
+      store(key, deepFreeze(JSON.parse(JSON.stringify(value)) as unknown), ttlSeconds, tags);
+    },
+    async getBody(key) {
+      const value = entries.get(key)?.value;
+      return Buffer.isBuffer(value) ? value : undefined;
+    },
+    async setBody(key, body, ttlSeconds, tags = []) {
+      store(key, body, ttlSeconds, tags);
     },
     async delete(...keys) {
       for (const key of keys) entries.delete(key);

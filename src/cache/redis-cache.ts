@@ -45,6 +45,15 @@ export function createRedisCache(
     }
   };
 
+  const store = (key: string, text: string | Buffer, ttlSeconds: number, tags: readonly string[]) =>
+    safe(undefined, async () => {
+      const multi = client.multi().set(PREFIX + key, text, 'EX', Math.max(1, Math.ceil(ttlSeconds)));
+      for (const tag of tags) {
+        multi.sadd(`${PREFIX}tag:${tag}`, PREFIX + key).expire(`${PREFIX}tag:${tag}`, 3_600);
+      }
+      await multi.exec();
+    });
+
   return {
     kind: 'redis',
     client,
@@ -54,16 +63,10 @@ export function createRedisCache(
         const json = await client.get(PREFIX + key);
         return json === null ? undefined : (JSON.parse(json) as T);
       }),
-    set: (key, value, ttlSeconds, tags = []) =>
-      safe(undefined, async () => {
-        const multi = client
-          .multi()
-          .set(PREFIX + key, JSON.stringify(value), 'EX', Math.max(1, Math.ceil(ttlSeconds)));
-        for (const tag of tags) {
-          multi.sadd(`${PREFIX}tag:${tag}`, PREFIX + key).expire(`${PREFIX}tag:${tag}`, 3_600);
-        }
-        await multi.exec();
-      }),
+    set: (key, value, ttlSeconds, tags = []) => store(key, JSON.stringify(value), ttlSeconds, tags),
+    getBody: (key) =>
+      safe<Buffer | undefined>(undefined, async () => (await client.getBuffer(PREFIX + key)) ?? undefined),
+    setBody: (key, body, ttlSeconds, tags = []) => store(key, body, ttlSeconds, tags),
     delete: (...keys) =>
       safe(undefined, async () => {
         if (keys.length > 0) await client.del(...keys.map((k) => PREFIX + k));

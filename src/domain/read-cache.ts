@@ -4,6 +4,8 @@ import type { Metrics } from '../lib/metrics.js';
 
 /** Bump when a cached shape changes, so instances sharing Redis never serve an older shape. */
 const KEY_PREFIX = 'read:v1:';
+/** Stored response bodies (readBody): bump when a route's response schema changes. */
+const BODY_KEY_PREFIX = 'read:body:v1:';
 
 export interface ReadCache {
   /**
@@ -16,6 +18,18 @@ export interface ReadCache {
     tagsOf: (value: T) => readonly string[],
     load: () => Promise<T>,
   ): Promise<T>;
+  /**
+   * Like read, but what is cached is the response body: `serialize(load())` (the route's own
+   * serializer, so its response schema applies) as UTF-8 bytes, stored once on a miss. A hit hands
+   * back the stored bytes as they are: no object is rebuilt, nothing is serialized or encoded again.
+   */
+  readBody<T>(
+    key: string,
+    ttlSeconds: number,
+    tagsOf: (value: T) => readonly string[],
+    load: () => Promise<T>,
+    serialize: (value: T) => string,
+  ): Promise<Buffer>;
 }
 
 export interface ReadCacheDeps {
@@ -53,6 +67,37 @@ export function createReadCache(deps: ReadCacheDeps): ReadCache {
           const value = await load();
           await deps.cache.set(fullKey, value, ttlSeconds, tagsOf(value));
           return value;
+        } finally {
+          inflight.delete(fullKey);
+        }
+      })();
+      inflight.set(fullKey, loading);
+      return loading;
+    },
+
+    async readBody<T>(
+      key: string,
+      ttlSeconds: number,
+      tagsOf: (value: T) => readonly string[],
+      load: () => Promise<T>,
+      serialize: (value: T) => string,
+    ): Promise<Buffer> {
+      if (!deps.enabled) return Buffer.from(serialize(await load()));
+      const fullKey = BODY_KEY_PREFIX + key;
+      const cached = await deps.cache.getBody(fullKey);
+      if (cached !== undefined) {
+        hits.inc();
+        return cached;
+      }
+      misses.inc();
+      const running = inflight.get(fullKey) as Promise<Buffer> | undefined;
+      if (running !== undefined) return running;
+      const loading = (async () => {
+        try {
+          const value = await load();
+          const body = Buffer.from(serialize(value));
+          await deps.cache.setBody(fullKey, body, ttlSeconds, tagsOf(value));
+          return body;
         } finally {
           inflight.delete(fullKey);
         }

@@ -1,7 +1,9 @@
 // createDatabase(config): one Drizzle API over embedded PGlite or PostgreSQL, migrated at open.
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
@@ -50,13 +52,52 @@ export async function createDatabase(config: DatabaseConfig): Promise<Storage> {
   return config.kind === 'postgres' ? openPostgres(config.url) : openPglite(config);
 }
 
+/**
+ * Embedded PostgreSQL sized for one small service (README, What the embedded default uses): its
+ * memory is WebAssembly memory, which grows to the peak and never shrinks, so the buffers are small
+ * (the operating system's page cache still holds the data files on disk) and sorts stay in work_mem.
+ */
+export const PGLITE_SETTINGS: Readonly<Record<string, string>> = {
+  shared_buffers: '16MB',
+  work_mem: '2MB',
+  maintenance_work_mem: '16MB',
+  temp_buffers: '2MB',
+  wal_buffers: '1MB',
+};
+
+function pgliteOptions(dataDir: string | undefined) {
+  const settings = Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+  return {
+    ...(dataDir === undefined ? {} : { dataDir }),
+    // The smallest initial memory the PostgreSQL module accepts (128 MB); it grows on demand.
+    initialMemory: 128 * 1024 * 1024,
+    startParams: [...PGlite.defaultStartParams, ...settings],
+  };
+}
+
+/**
+ * Creates a new data directory (initdb) in a short-lived child process: initdb's peak memory would
+ * otherwise stay in this process's resident set for good (about 450 MB).
+ */
+async function initDataDir(dataDir: string): Promise<void> {
+  if (existsSync(resolve(dataDir, 'PG_VERSION'))) return;
+  const pglite = import.meta.resolve('@electric-sql/pglite');
+  const script = `const { PGlite } = await import(${JSON.stringify(pglite)});
+    const db = await PGlite.create({ dataDir: process.argv[1] });
+    await db.close();`;
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, dataDir], {
+    timeout: 120_000,
+  });
+}
+
 async function openPglite(config: Exclude<DatabaseConfig, { kind: 'postgres' }>): Promise<Storage> {
   let dataDir: string | undefined;
   if (config.kind === 'pglite') {
     dataDir = resolve(config.dataDir, 'pglite');
     mkdirSync(dataDir, { recursive: true });
+    await initDataDir(dataDir);
   }
-  const client = await PGlite.create(dataDir === undefined ? {} : { dataDir });
+  const client = await PGlite.create(pgliteOptions(dataDir));
   const db = drizzlePglite({ client, schema }) as unknown as Database;
   await migratePglite(db as never, { migrationsFolder: migrationsFolder() });
   let closed = false;

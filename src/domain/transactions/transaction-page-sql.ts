@@ -14,6 +14,8 @@ export interface PageRow {
   status: TransactionStatus;
   block_reason: string | null;
   ts: string;
+  /** The exact timestamp as PostgreSQL prints it: a keyset anchor's key (page-anchors.ts). */
+  key_ts: string;
   nonce: string | null;
   override_transfer: string | null;
 }
@@ -35,11 +37,17 @@ export interface PageShape {
    * join): a direct scan would read every skipped row from the table. Page 1 reads directly.
    */
   deferred: boolean;
+  /**
+   * Seek past a keyset anchor (its timestamp and id) and count the offset from there: a deep page
+   * skips only the rows between the nearest known anchor and its start.
+   */
+  anchored: boolean;
 }
 
 // The override's address is looked up only for rows that have one (few do), not joined for every row.
 const columns = (vaultAddress: boolean) => `t.id, t.signature, t.destination, t.amount::text as amount,
   t.fee_collected::text as fee_collected, t.status, t.block_reason, ${isoTimestamp('t.timestamp')} as ts,
+  t.timestamp::text as key_ts,
   case when t.override_id is not null
     then (select o.nonce::text from overrides o where o.id = t.override_id) end as nonce,
   case when t.override_id is not null
@@ -73,21 +81,41 @@ function window(
     order by page.timestamp desc, page.id desc`;
 }
 
-/** Every vault's transactions: $1 limit, $2 offset[, $3 status]. */
+/** After an anchor: rows whose (timestamp, id) sorts after it, newest first (one index range). */
+const seek = (timestamp: string, id: string) =>
+  `(t.timestamp, t.id) < (${timestamp}::timestamptz, ${id}::uuid)`;
+
+/** Every vault's transactions: $1 limit, $2 offset[, $3 anchor timestamp, $4 anchor id], then status. */
 export function pageSql(shape: PageShape): string {
-  return window(shape.byStatus ? 't.status = $3' : 'true', '$1', '$2', shape, true);
+  const filters = ['true'];
+  let next = 3;
+  if (shape.anchored) {
+    filters.push(seek('$3', '$4'));
+    next = 5;
+  }
+  if (shape.byStatus) filters.push(`t.status = $${next}`);
+  return window(filters.join(' and '), '$1', '$2', shape, true);
 }
 
 /**
  * One vault's transactions in one round trip: the vault row (its counters give the total) and,
  * laterally, the window; a page past the vault's last transaction reads no index at all.
- * $1 vault address, $2 limit, $3 offset[, $4 status].
+ * $1 vault address, $2 limit, $3 offset[, then anchored: $4 anchor timestamp, $5 anchor id and the
+ * counters the anchor was read under, $6 transactions $7 executed $8 blocked], then status.
+ * Anchored, the window is empty unless the vault's counters still equal those (the anchor holds).
  */
 export function vaultPageSql(shape: PageShape): string {
-  const where = `t.vault_id = v.id ${shape.byStatus ? 'and t.status = $4' : ''} and $3 < v.transaction_count`;
+  const filters = ['t.vault_id = v.id', '$3 < v.transaction_count'];
+  let next = 4;
+  if (shape.anchored) {
+    filters.push(seek('$4', '$5'));
+    filters.push('v.transaction_count = $6', 'v.executed_count = $7', 'v.blocked_count = $8');
+    next = 9;
+  }
+  if (shape.byStatus) filters.push(`t.status = $${next}`);
   return `
     select v.address as vault_address, v.transaction_count, v.executed_count, v.blocked_count, p.*
     from vaults v
-    left join lateral (${window(where, '$2', '$3', shape, false)}) p on true
+    left join lateral (${window(filters.join(' and '), '$2', '$3', shape, false)}) p on true
     where v.address = $1`;
 }

@@ -6,6 +6,7 @@ import { overrides } from '../../storage/schema/overrides.js';
 import { type TransactionStatus, transactions } from '../../storage/schema/transactions.js';
 import { vaults } from '../../storage/schema/vaults.js';
 import { prepareRows } from '../prepared-rows.js';
+import { createPageAnchors, type PageAnchors } from './page-anchors.js';
 import {
   type PageRow,
   type PageShape,
@@ -57,16 +58,39 @@ function toRecord(row: PageRow): TransactionRecord {
   };
 }
 
-export function createTransactionQueries(storage: Storage) {
-  const { db } = storage;
-  const shapeOf = (status: TransactionStatus | undefined, window: PageWindow): PageShape => ({
-    byStatus: status !== undefined,
-    deferred: window.offset > 0,
-  });
+/** The stamp a list's anchors hold under: the counters that change whenever its rows do. */
+const stampOf = (counters: TransactionCounters) =>
+  `${counters.transactionCount}:${counters.executedCount}:${counters.blockedCount}`;
+
+const countersOf = (row: VaultPageRow): TransactionCounters => ({
+  transactionCount: Number(row.transaction_count),
+  executedCount: Number(row.executed_count),
+  blockedCount: Number(row.blocked_count),
+});
+
+/** A vault page's transaction rows (a vault without rows in the window comes back once, all null). */
+function pageRowsOf(rows: VaultPageRow[]): PageRow[] {
+  const found: PageRow[] = [];
+  for (const row of rows) {
+    if (row.id === null || row.destination === null || row.amount === null) continue;
+    if (row.status === null || row.ts === null || row.key_ts === null) continue;
+    found.push(row as PageRow);
+  }
+  return found;
+}
+
+const shapeOf = (status: TransactionStatus | undefined, offset: number, anchored: boolean): PageShape => ({
+  byStatus: status !== undefined,
+  deferred: offset > 0,
+  anchored,
+});
+
+/** One prepared page statement per shape, across every vault and of one vault. */
+function preparePages(storage: Storage) {
   const suffix = (shape: PageShape) =>
-    `${shape.byStatus ? '_status' : ''}${shape.deferred ? '_deferred' : ''}`;
+    `${shape.byStatus ? '_status' : ''}${shape.deferred ? '_deferred' : ''}${shape.anchored ? '_anchored' : ''}`;
   const shapes = [false, true].flatMap((byStatus) =>
-    [false, true].map((deferred) => ({ byStatus, deferred })),
+    [false, true].flatMap((deferred) => [false, true].map((anchored) => ({ byStatus, deferred, anchored }))),
   );
   const pages = new Map(
     shapes.map((shape) => [
@@ -81,18 +105,33 @@ export function createTransactionQueries(storage: Storage) {
       },
     ]),
   );
-  const statements = {
+  return {
     page: (shape: PageShape) => pages.get(suffix(shape))!.all,
     vaultPage: (shape: PageShape) => pages.get(suffix(shape))!.vault,
-    counters: db
-      .select({
-        transactionCount: sql<number>`coalesce(sum(${vaults.transactionCount}), 0)`.mapWith(Number),
-        executedCount: sql<number>`coalesce(sum(${vaults.executedCount}), 0)`.mapWith(Number),
-        blockedCount: sql<number>`coalesce(sum(${vaults.blockedCount}), 0)`.mapWith(Number),
-      })
-      .from(vaults)
-      .prepare('vk_transactions_counters'),
   };
+}
+
+/** The counters summed over every vault. */
+function prepareCounterSums(db: Storage['db']) {
+  return db
+    .select({
+      transactionCount: sql<number>`coalesce(sum(${vaults.transactionCount}), 0)`.mapWith(Number),
+      executedCount: sql<number>`coalesce(sum(${vaults.executedCount}), 0)`.mapWith(Number),
+      blockedCount: sql<number>`coalesce(sum(${vaults.blockedCount}), 0)`.mapWith(Number),
+    })
+    .from(vaults)
+    .prepare('vk_transactions_counters');
+}
+
+export function createTransactionQueries(storage: Storage, anchors: PageAnchors = createPageAnchors()) {
+  const { db } = storage;
+  /** After a page is read: its last row is the anchor of the position that follows it. */
+  const rememberEnd = (list: string, stamp: string, offset: number, rows: readonly PageRow[]) => {
+    const last = rows.at(-1);
+    if (last === undefined) return;
+    anchors.remember(list, stamp, { position: offset + rows.length, timestamp: last.key_ts, id: last.id });
+  };
+  const statements = { ...preparePages(storage), counters: prepareCounterSums(db) };
 
   return {
     /** The counters summed over every vault. */
@@ -101,10 +140,30 @@ export function createTransactionQueries(storage: Storage) {
       return counters!;
     },
 
-    /** A page across every vault, newest first. */
-    async page(status: TransactionStatus | undefined, window: PageWindow): Promise<TransactionRecord[]> {
-      const values = [window.limit, window.offset, ...(status === undefined ? [] : [status])];
-      const rows = await statements.page(shapeOf(status, window))(values);
+    /**
+     * A page across every vault, newest first; `counters` are the current sums (countAll), under
+     * which anchors of this list hold.
+     */
+    async page(
+      status: TransactionStatus | undefined,
+      window: PageWindow,
+      counters: TransactionCounters,
+    ): Promise<TransactionRecord[]> {
+      const list = `*|${status ?? ''}`;
+      const stamp = stampOf(counters);
+      const known = window.offset > 0 ? anchors.nearest(list, window.offset) : undefined;
+      let rows: PageRow[];
+      if (known !== undefined && known.stamp === stamp) {
+        const offset = window.offset - known.anchor.position;
+        const values: unknown[] = [window.limit, offset, known.anchor.timestamp, known.anchor.id];
+        if (status !== undefined) values.push(status);
+        rows = await statements.page(shapeOf(status, offset, true))(values);
+      } else {
+        const values: unknown[] = [window.limit, window.offset];
+        if (status !== undefined) values.push(status);
+        rows = await statements.page(shapeOf(status, window.offset, false))(values);
+      }
+      rememberEnd(list, stamp, window.offset, rows);
       return rows.map(toRecord);
     },
 
@@ -114,32 +173,31 @@ export function createTransactionQueries(storage: Storage) {
       status: TransactionStatus | undefined,
       window: PageWindow,
     ): Promise<{ counters: TransactionCounters; records: TransactionRecord[] } | null> {
-      const values = [address, window.limit, window.offset, ...(status === undefined ? [] : [status])];
-      const rows = await statements.vaultPage(shapeOf(status, window))(values);
+      const list = `${address}|${status ?? ''}`;
+      const known = window.offset > 0 ? anchors.nearest(list, window.offset) : undefined;
+      const withStatus = (values: unknown[]) => (status === undefined ? values : [...values, status]);
+      let rows: VaultPageRow[] | undefined;
+      if (known !== undefined) {
+        const offset = window.offset - known.anchor.position;
+        const { timestamp, id } = known.anchor;
+        const stamp = known.stamp.split(':').map(Number);
+        const values = withStatus([address, window.limit, offset, timestamp, id, ...stamp]);
+        rows = await statements.vaultPage(shapeOf(status, offset, true))(values);
+        // The vault changed since the anchor was read: read by offset, as if it were never known.
+        if (rows[0] !== undefined && stampOf(countersOf(rows[0])) !== known.stamp) {
+          anchors.forget(list);
+          rows = undefined;
+        }
+      }
+      rows ??= await statements.vaultPage(shapeOf(status, window.offset, false))(
+        withStatus([address, window.limit, window.offset]),
+      );
       const [first] = rows;
       if (first === undefined) return null;
-      const records: TransactionRecord[] = [];
-      for (const row of rows) {
-        // A vault without rows in the window comes back once, with the page columns null.
-        if (row.id === null || row.destination === null || row.amount === null) continue;
-        if (row.status === null || row.ts === null) continue;
-        records.push(
-          toRecord({
-            ...row,
-            id: row.id,
-            destination: row.destination,
-            amount: row.amount,
-            status: row.status,
-            ts: row.ts,
-          }),
-        );
-      }
-      const counters = {
-        transactionCount: Number(first.transaction_count),
-        executedCount: Number(first.executed_count),
-        blockedCount: Number(first.blocked_count),
-      };
-      return { counters, records };
+      const counters = countersOf(first);
+      const found = pageRowsOf(rows);
+      rememberEnd(list, stampOf(counters), window.offset, found);
+      return { counters, records: found.map(toRecord) };
     },
 
     /** The transfer of a signature at an event index, or its first by event index. */

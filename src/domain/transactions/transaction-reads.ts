@@ -65,8 +65,9 @@ export function createTransactionReadService(deps: TransactionReadDeps) {
       if (page === null) throw vaultNotFound(query.vault);
       return toList(page.records, request, totalOf(page.counters, query.status));
     }
-    const total = totalOf(await queries.countAll(), query.status);
-    const records = isPastEnd(request, total) ? [] : await queries.page(query.status, window);
+    const counters = await queries.countAll();
+    const total = totalOf(counters, query.status);
+    const records = isPastEnd(request, total) ? [] : await queries.page(query.status, window, counters);
     return toList(records, request, total);
   }
 
@@ -81,17 +82,38 @@ export function createTransactionReadService(deps: TransactionReadDeps) {
     return toTransactionDetail({ ...record, signature }, links);
   }
 
+  const listKey = (query: TransactionListQuery, request: PageRequest) =>
+    `transactions:${query.vault ?? '*'}:${query.status ?? '*'}:${request.page}:${request.limit}`;
+  const listTags = (query: TransactionListQuery) => [
+    query.vault === undefined ? CROSS_VAULT_TAG : vaultTag(query.vault),
+  ];
+
   return {
     /** Transactions newest first, optionally of one vault (unknown: VAULT_NOT_FOUND) and one status. */
     listTransactions(query: TransactionListQuery): Promise<TransactionList> {
       const request = toPageRequest(query);
-      const key = `transactions:${query.vault ?? '*'}:${query.status ?? '*'}:${request.page}:${request.limit}`;
-      const tags = [query.vault === undefined ? CROSS_VAULT_TAG : vaultTag(query.vault)];
+      const tags = listTags(query);
       return readCache.read(
-        key,
+        listKey(query, request),
         CACHE_TTL.transactionList,
         () => tags,
         () => loadList(query, request),
+      );
+    },
+
+    /** listTransactions as the response body `serialize` makes of it, cached as those bytes. */
+    listTransactionsBody(
+      query: TransactionListQuery,
+      serialize: (list: TransactionList) => string,
+    ): Promise<Buffer> {
+      const request = toPageRequest(query);
+      const tags = listTags(query);
+      return readCache.readBody(
+        listKey(query, request),
+        CACHE_TTL.transactionList,
+        () => tags,
+        () => loadList(query, request),
+        serialize,
       );
     },
 

@@ -95,6 +95,9 @@ export function createVaultReadService(deps: VaultReadDeps) {
     return toVaultDetail(row);
   }
 
+  const detailKey = (idOrAddress: string) =>
+    `vault:${UUID.test(idOrAddress) ? idOrAddress.toLowerCase() : idOrAddress}`;
+
   return {
     /** Vaults newest first (createdAt desc, then id), optionally of one owner. */
     listVaults(query: VaultListQuery): Promise<VaultList> {
@@ -111,10 +114,21 @@ export function createVaultReadService(deps: VaultReadDeps) {
     /** One vault by address or record uuid, with its stats; unknown is VAULT_NOT_FOUND. */
     getVault(idOrAddress: string): Promise<VaultDetail> {
       return readCache.read(
-        `vault:${UUID.test(idOrAddress) ? idOrAddress.toLowerCase() : idOrAddress}`,
+        detailKey(idOrAddress),
         CACHE_TTL.vault,
         (vault) => [vaultTag(vault.address)],
         () => loadDetail(idOrAddress),
+      );
+    },
+
+    /** getVault as the response body `serialize` makes of it, cached as those bytes. */
+    getVaultBody(idOrAddress: string, serialize: (vault: VaultDetail) => string): Promise<Buffer> {
+      return readCache.readBody(
+        detailKey(idOrAddress),
+        CACHE_TTL.vault,
+        (vault) => [vaultTag(vault.address)],
+        () => loadDetail(idOrAddress),
+        serialize,
       );
     },
   };

@@ -1,10 +1,14 @@
 // Per-client-IP budgets (README, Rate limits): every limited request spends from its category and from the
 // overall budget; the tighter of the two sets the headers and the 429.
-import { createRequire } from 'node:module';
-import rateLimit, { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { normalizeIP } from '@fastify/rate-limit';
+import type {
+  FastifyContextConfig,
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
 import fp from 'fastify-plugin';
-import type { Redis } from 'ioredis';
 import type { AppDeps } from '../../app-deps.js';
 import type { Cache, RedisCache } from '../../cache/index.js';
 import { AppError } from '../../errors.js';
@@ -26,39 +30,107 @@ type Budget = keyof typeof RATE_LIMITS;
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const ANALYTICS_PREFIX = '/api/analytics';
 const STORE_WARNING_INTERVAL_MS = 10_000;
-const LOCAL_STORE_ENTRIES = 100_000;
+/** Client addresses the in-process counters remember; the oldest window is forgotten first. */
+const LOCAL_STORE_CLIENTS = 100_000;
 
-/** The counter stores of @fastify/rate-limit (LocalStore, RedisStore): one fixed window per key. */
-interface CounterStore {
-  incr(
-    key: string,
-    done: (error: Error | null, result?: { current: number; ttl: number }) => void,
-    timeWindow: number,
-    max: number,
-  ): void;
+/** Budget slots of one client's counters: its category's (0..2) and the overall one (3). */
+const BUDGETS = ['read', 'write', 'analytics', 'overall'] as const satisfies readonly Budget[];
+const OVERALL = 3;
+const categorySlot = (category: RateLimitCategory): number => BUDGETS.indexOf(category);
+
+/**
+ * What one request spent: [category count, category ms left, overall count, overall ms left]. The
+ * in-process counters fill one shared array (requests are counted synchronously, one at a time).
+ */
+export type Spent = ArrayLike<number>;
+
+/**
+ * Both budgets of a request in one lookup: one map entry per client address holding every budget's
+ * fixed window (start, count), or one Redis script call for the two counters.
+ */
+export interface CounterStore {
+  /** Synchronous when the counters are in this process; a promise when they are shared (Redis). */
+  spend(category: number, ip: string, timeWindow: number): Spent | Promise<Spent>;
 }
 
-const require = createRequire(import.meta.url);
-const LocalStore = require('@fastify/rate-limit/store/LocalStore') as new (
-  continueExceeding: boolean,
-  exponentialBackoff: boolean,
-  entries: number,
-) => CounterStore;
-const RedisStore = require('@fastify/rate-limit/store/RedisStore') as new (
-  continueExceeding: boolean,
-  exponentialBackoff: boolean,
-  redis: Redis,
-  nameSpace: string,
-) => CounterStore;
+/** In-process fixed windows: per client, [start, count] for each of the four budgets. */
+export function createLocalCounters(maxClients = LOCAL_STORE_CLIENTS) {
+  const clients = new Map<string, Float64Array>();
+  const out = new Float64Array(4);
+  const spendSlot = (windows: Float64Array, slot: number, now: number, timeWindow: number, at: number) => {
+    const start = windows[slot * 2]!;
+    if (windows[slot * 2 + 1] === 0 || start + timeWindow <= now) {
+      windows[slot * 2] = now;
+      windows[slot * 2 + 1] = 1;
+      out[at] = 1;
+      out[at + 1] = timeWindow;
+      return;
+    }
+    const count = windows[slot * 2 + 1]! + 1;
+    windows[slot * 2 + 1] = count;
+    out[at] = count;
+    out[at + 1] = timeWindow - (now - start);
+  };
+  return {
+    spend(category: number, ip: string, timeWindow: number): Spent {
+      // Date.now, not a monotonic clock: tests move the window with mocked timers.
+      const now = Date.now();
+      let windows = clients.get(ip);
+      if (windows === undefined) {
+        if (clients.size >= maxClients) {
+          // Map order is the order windows started in: the first entry is the stalest.
+          const oldest = clients.keys().next().value as string;
+          clients.delete(oldest);
+        }
+        windows = new Float64Array(BUDGETS.length * 2);
+        clients.set(ip, windows);
+      } else if (windows[OVERALL * 2]! + timeWindow <= now) {
+        // A new window: move the client to the end, so the first entry stays the stalest.
+        clients.delete(ip);
+        clients.set(ip, windows);
+      }
+      spendSlot(windows, category, now, timeWindow, 0);
+      spendSlot(windows, OVERALL, now, timeWindow, 2);
+      return out;
+    },
+  } satisfies CounterStore;
+}
+
+/** Fixed windows of the two budgets of a request, in one round trip: INCR each, PEXPIRE when new. */
+const SPEND_SCRIPT = `
+local result = {}
+for i, key in ipairs(KEYS) do
+  local current = redis.call('INCR', key)
+  local ttl
+  if current == 1 then
+    redis.call('PEXPIRE', key, ARGV[1])
+    ttl = tonumber(ARGV[1])
+  else
+    ttl = redis.call('PTTL', key)
+    if ttl < 0 then
+      redis.call('PEXPIRE', key, ARGV[1])
+      ttl = tonumber(ARGV[1])
+    end
+  end
+  result[i * 2 - 1] = current
+  result[i * 2] = ttl
+end
+return result`;
+
+type SpendCommand = (
+  categoryKey: string,
+  overallKey: string,
+  timeWindow: number,
+) => Promise<[number, number, number, number]>;
 
 // In-process counters belong to the cache object, so apps sharing one cache share one budget, as
 // instances sharing one Redis do.
-const localStores = new WeakMap<Cache, CounterStore>();
+const localStores = new WeakMap<Cache, ReturnType<typeof createLocalCounters>>();
 
-function localStoreOf(cache: Cache): CounterStore {
+function localStoreOf(cache: Cache) {
   let store = localStores.get(cache);
   if (store === undefined) {
-    store = new LocalStore(false, false, LOCAL_STORE_ENTRIES);
+    store = createLocalCounters();
     localStores.set(cache, store);
   }
   return store;
@@ -67,49 +139,69 @@ function localStoreOf(cache: Cache): CounterStore {
 /**
  * Counters live next to the cache: in Redis (shared by every instance) or in this process. Redis
  * counters fall back to this process's own whenever Redis cannot answer (not connected, or a command
- * fails), so an outage leaves per-process budgets, never none; `onSharedStoreError` hears of each.
+ * fails), so an outage leaves per-process budgets, never none; `onSharedStoreError` hears of each
+ * budget it could not spend there (two per request).
  */
 export function getCounterStore(cache: Cache, onSharedStoreError?: (error: Error) => void): CounterStore {
   const local = localStoreOf(cache);
   if (cache.kind !== 'redis') return local;
   const { client, prefix } = cache as RedisCache;
-  const shared = new RedisStore(false, false, client, `${prefix}rl:`);
+  const keyPrefixes = BUDGETS.map((budget) => `${prefix}rl:${budget}:`);
+  if (!('vkSpendBudgets' in client)) {
+    client.defineCommand('vkSpendBudgets', { numberOfKeys: 2, lua: SPEND_SCRIPT });
+  }
+  const command = (client as unknown as { vkSpendBudgets: SpendCommand }).vkSpendBudgets.bind(client);
+  const notConnected = new Error('redis is not connected');
+  const fallBack = (error: Error, category: number, ip: string, timeWindow: number) => {
+    onSharedStoreError?.(error);
+    onSharedStoreError?.(error);
+    return local.spend(category, ip, timeWindow);
+  };
   return {
-    incr(key, done, timeWindow, max) {
-      const fallBack = (error: Error) => {
-        onSharedStoreError?.(error);
-        local.incr(key, done, timeWindow, max);
-      };
-      if (client.status !== 'ready') {
-        fallBack(new Error('redis is not connected'));
-        return;
-      }
-      shared.incr(key, (error, result) => (error ? fallBack(error) : done(null, result)), timeWindow, max);
+    spend(category, ip, timeWindow) {
+      if (client.status !== 'ready') return fallBack(notConnected, category, ip, timeWindow);
+      return command(keyPrefixes[category] + ip, keyPrefixes[OVERALL] + ip, timeWindow).then(
+        (result) => result,
+        (error: Error) => fallBack(error, category, ip, timeWindow),
+      );
     },
   };
 }
 
 export function getRateLimitCategory(request: FastifyRequest): RateLimitCategory {
-  const declared = request.routeOptions.config?.rateLimitCategory;
+  return categoryOf(request.routeOptions.config, request.method);
+}
+
+function categoryOf(
+  config: { rateLimitCategory?: RateLimitCategory; url?: string } | undefined,
+  method: string,
+): RateLimitCategory {
+  const declared = config?.rateLimitCategory;
   if (declared !== undefined) return declared;
-  const url = request.routeOptions.url;
-  if (url === ANALYTICS_PREFIX || url?.startsWith(`${ANALYTICS_PREFIX}/`)) return 'analytics';
-  return READ_METHODS.has(request.method) ? 'read' : 'write';
+  const url = config?.url;
+  // The prefix itself or anything under it ('/' is char code 47).
+  if (url?.startsWith(ANALYTICS_PREFIX)) {
+    if (url.length === ANALYTICS_PREFIX.length || url.charCodeAt(ANALYTICS_PREFIX.length) === 47) {
+      return 'analytics';
+    }
+  }
+  return READ_METHODS.has(method) ? 'read' : 'write';
 }
 
-interface Spend {
-  budget: Budget;
-  max: number;
-  remaining: number;
-  resetSeconds: number;
-  exceeded: boolean;
-}
-
-/** The budget a client must respect now: an exhausted one (the longest wait), else the lowest remaining. */
-function tightest(spends: Spend[]): Spend {
-  const exceeded = spends.filter((s) => s.exceeded);
-  if (exceeded.length > 0) return exceeded.reduce((a, b) => (b.resetSeconds > a.resetSeconds ? b : a));
-  return spends.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+/** The route's config without building `request.routeOptions` (a fresh object on every access). */
+let contextSymbol: symbol | null | undefined;
+function routeConfigOf(request: FastifyRequest): (FastifyContextConfig & { url?: string }) | undefined {
+  if (contextSymbol === undefined) {
+    contextSymbol =
+      Object.getOwnPropertySymbols(request).find((s) => s.description === 'fastify.context') ?? null;
+  }
+  if (contextSymbol !== null) {
+    const context = (request as unknown as Record<symbol, { config?: FastifyContextConfig } | undefined>)[
+      contextSymbol
+    ];
+    if (context !== undefined) return context.config;
+  }
+  return request.routeOptions.config;
 }
 
 export interface RateLimitPluginOptions {
@@ -136,57 +228,61 @@ export const rateLimitPlugin = fp<RateLimitPluginOptions>(
       app.log.warn({ err: error.message }, 'rate-limit store unavailable; per-process budgets apply');
     };
     const store = getCounterStore(deps.cache, onSharedStoreError);
-    await app.register(rateLimit, {
-      global: false,
-      store: class {
-        incr: CounterStore['incr'] = (...args) => store.incr(...args);
-        child() {
-          return this;
-        }
-      },
-    });
-    const limiters = Object.fromEntries(
-      (Object.keys(RATE_LIMITS) as Budget[]).map((budget) => [
-        budget,
-        app.createRateLimit({
-          max: RATE_LIMITS[budget],
-          timeWindow: RATE_LIMIT_WINDOW_MS,
-          keyGenerator: (request) => `${budget}:${normalizeIP(request.ip || 'unknown')}`,
-        }),
-      ]),
-    ) as Record<Budget, ReturnType<FastifyInstance['createRateLimit']>>;
 
-    const spend = async (budget: Budget, request: FastifyRequest): Promise<Spend | null> => {
-      const result = await limiters[budget](request);
-      if (result.isAllowed) return null;
-      return {
-        budget,
-        max: result.max,
-        remaining: result.remaining,
-        resetSeconds: Math.max(1, result.ttlInSeconds),
-        exceeded: result.isExceeded,
-      };
+    const reject = (reply: FastifyReply, budget: Budget, max: number, resetSeconds: number) => {
+      deps.metrics.rateLimitRejections.labels(budget).inc();
+      reply.header('retry-after', resetSeconds);
+      return new AppError('RATE_LIMIT_EXCEEDED', 'Too many requests; retry after the time in Retry-After', {
+        limit: max,
+        retryAfter: resetSeconds,
+      });
     };
 
-    app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-      if (request.routeOptions.config?.rateLimit === false) return;
-      const both = await Promise.all([
-        spend(getRateLimitCategory(request), request),
-        spend('overall', request),
-      ]);
-      const spends = both.filter((s): s is Spend => s !== null);
-      if (spends.length === 0) return;
-      const binding = tightest(spends);
-      reply.header('x-ratelimit-limit', binding.max);
-      reply.header('x-ratelimit-remaining', binding.remaining);
-      reply.header('x-ratelimit-reset', binding.resetSeconds);
-      if (!binding.exceeded) return;
-      deps.metrics.rateLimitRejections.labels(binding.budget).inc();
-      reply.header('retry-after', binding.resetSeconds);
-      throw new AppError('RATE_LIMIT_EXCEEDED', 'Too many requests; retry after the time in Retry-After', {
-        limit: binding.max,
-        retryAfter: binding.resetSeconds,
-      });
+    /**
+     * Headers of the budget a client must respect now: an exhausted one (the longest wait; the
+     * category's on a tie), else the one with the fewest left (the category's on a tie).
+     */
+    const settle = (reply: FastifyReply, category: number, spent: Spent): FastifyError | undefined => {
+      const categoryMax = RATE_LIMITS[BUDGETS[category]!];
+      const overallMax = RATE_LIMITS.overall;
+      const categoryCount = spent[0]!;
+      const overallCount = spent[2]!;
+      const categoryReset = Math.max(1, Math.ceil(spent[1]! / 1000));
+      const overallReset = Math.max(1, Math.ceil(spent[3]! / 1000));
+      const categoryExceeded = categoryCount > categoryMax;
+      const overallExceeded = overallCount > overallMax;
+      const categoryLeft = Math.max(0, categoryMax - categoryCount);
+      const overallLeft = Math.max(0, overallMax - overallCount);
+      const overallBinds =
+        categoryExceeded || overallExceeded
+          ? overallExceeded && (!categoryExceeded || overallReset > categoryReset)
+          : overallLeft < categoryLeft;
+      const max = overallBinds ? overallMax : categoryMax;
+      const resetSeconds = overallBinds ? overallReset : categoryReset;
+      reply.header('x-ratelimit-limit', max);
+      reply.header('x-ratelimit-remaining', overallBinds ? overallLeft : categoryLeft);
+      reply.header('x-ratelimit-reset', resetSeconds);
+      if (!(overallBinds ? overallExceeded : categoryExceeded)) return undefined;
+      return reject(reply, overallBinds ? 'overall' : BUDGETS[category]!, max, resetSeconds);
+    };
+
+    // A callback hook: with in-process counters a request is counted without a promise or an object.
+    app.addHook('onRequest', (request, reply, done) => {
+      const config = routeConfigOf(request);
+      if (config?.rateLimit === false) {
+        done();
+        return;
+      }
+      const category = categorySlot(categoryOf(config, request.method));
+      const spent = store.spend(category, normalizeIP(request.ip || 'unknown'), RATE_LIMIT_WINDOW_MS);
+      if (!(spent instanceof Promise)) {
+        done(settle(reply, category, spent));
+        return;
+      }
+      spent.then(
+        (shared) => done(settle(reply, category, shared)),
+        (error: Error) => done(error),
+      );
     });
   },
   { name: 'vaultkeeper-rate-limit' },

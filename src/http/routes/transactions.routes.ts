@@ -12,6 +12,7 @@ import {
 
 /** Transaction reads are cached 30 seconds (docs/BEHAVIOUR.md, Caching); clients may keep them as long. */
 export const TRANSACTION_CACHE_CONTROL = 'public, max-age=30';
+const JSON_BODY = 'application/json; charset=utf-8';
 
 export const transactionRoutes: FastifyPluginAsyncTypebox<{ transactions: TransactionReadService }> = async (
   app,
@@ -30,8 +31,15 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<{ transactions: Transa
       },
     },
     async (request, reply) => {
-      const list = await transactions.listTransactions(request.query);
-      return reply.header('cache-control', TRANSACTION_CACHE_CONTROL).send(list);
+      // The stored body, serialized by this route's response schema when it was cached.
+      const body = await transactions.listTransactionsBody(
+        request.query,
+        (list) => reply.serialize(list) as string,
+      );
+      return reply
+        .header('cache-control', TRANSACTION_CACHE_CONTROL)
+        .type(JSON_BODY)
+        .send(body as never);
     },
   );
 

@@ -7,6 +7,7 @@ import { VaultDetail, VaultList, VaultListQuery, VaultParams } from './vaults.sc
 
 /** Vault data is cached 5 minutes (docs/BEHAVIOUR.md, Caching); clients may keep it as long. */
 export const VAULT_CACHE_CONTROL = 'public, max-age=300';
+const JSON_BODY = 'application/json; charset=utf-8';
 
 export const vaultRoutes: FastifyPluginAsyncTypebox<{ vaults: VaultReadService }> = async (
   app,
@@ -41,8 +42,15 @@ export const vaultRoutes: FastifyPluginAsyncTypebox<{ vaults: VaultReadService }
       },
     },
     async (request, reply) => {
-      const vault = await vaults.getVault(request.params.address);
-      return reply.header('cache-control', VAULT_CACHE_CONTROL).send(vault);
+      // The stored body, serialized by this route's response schema when it was cached.
+      const body = await vaults.getVaultBody(
+        request.params.address,
+        (vault) => reply.serialize(vault) as string,
+      );
+      return reply
+        .header('cache-control', VAULT_CACHE_CONTROL)
+        .type(JSON_BODY)
+        .send(body as never);
     },
   );
 };

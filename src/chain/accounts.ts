@@ -11,6 +11,7 @@ import {
   type ReadonlyUint8Array,
 } from '@solana/codecs';
 import { type Address, getAddressCodec } from '@solana/kit';
+import { VAULT_TIERS, type VaultTier } from '../domain/vaults/vault-resource.js';
 import { getStrictBooleanCodec, getU8EnumCodec } from './codecs.js';
 import {
   ACCOUNT_DISCRIMINATORS,
@@ -23,8 +24,6 @@ import {
   SYSTEM_PROGRAM_ADDRESS,
   toHex,
   VAULT_CONFIG_SIZE,
-  VAULT_TIERS,
-  type VaultTier,
 } from './program.js';
 
 export type AccountDecodeErrorCode =

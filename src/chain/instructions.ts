@@ -1,4 +1,5 @@
 import type { Address } from '@solana/kit';
+import type { BlockReason } from '../domain/transactions/transaction-resource.js';
 import {
   createVaultInstruction,
   type InstructionArgsMap,
@@ -10,7 +11,7 @@ import {
   findVaultAddress,
   findVaultAuthorityAddress,
 } from './pdas.js';
-import { type BlockReason, DEFAULT_PROGRAM_ID } from './program.js';
+import { DEFAULT_PROGRAM_ID } from './program.js';
 
 export {
   createVaultInstruction,

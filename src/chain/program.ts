@@ -83,12 +83,6 @@ export function getInstructionLogName(name: InstructionName): string {
     .join('');
 }
 
-export const BLOCK_REASONS = ['not_whitelisted', 'exceeded_daily_limit', 'insufficient_funds'] as const;
-export type BlockReason = (typeof BLOCK_REASONS)[number];
-
-export const VAULT_TIERS = ['personal', 'team', 'enterprise'] as const;
-export type VaultTier = (typeof VAULT_TIERS)[number];
-
 export const OVERRIDE_TYPES = ['exceeded_limit', 'emergency'] as const;
 export type OverrideType = (typeof OVERRIDE_TYPES)[number];
 

@@ -2,6 +2,7 @@
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { type Pagination, pageOffset, toPageRequest, toPagination } from '../../lib/pagination.js';
 import type { Database } from '../../storage/database.js';
 import {
   type DeliveryStatus,
@@ -11,39 +12,8 @@ import {
 } from '../../storage/schema/index.js';
 import { TEST_EVENT } from './events.js';
 import { enqueueDelivery, notifyDeliveryWorkers } from './outbox.js';
-import { type PageQuery, paginationOf, resolvePage, type WebhookService } from './webhook-service.js';
-
-export interface DeliveryAttempt {
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  responseBody: string | null;
-}
-
-/** What is signed and sent: the body is this plus `signature`. */
-export interface DeliveryPayload {
-  id: string;
-  event: string;
-  timestamp: string;
-  data: Record<string, unknown>;
-}
-
-export interface Delivery {
-  id: string;
-  webhookId: string;
-  event: string;
-  status: DeliveryStatus;
-  attemptCount: number;
-  nextAttemptAt: string | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: string;
-  completedAt: string | null;
-  payload: DeliveryPayload;
-  attempts: DeliveryAttempt[];
-}
+import type { Delivery, DeliveryAttempt, DeliveryPayload } from './webhook-resource.js';
+import type { WebhookService } from './webhook-service.js';
 
 export interface DeliveryServiceDeps {
   readonly db: Database;
@@ -131,10 +101,10 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
     async listDeliveries(
       owner: string,
       webhookId: string,
-      query: PageQuery & { status?: DeliveryStatus | undefined },
-    ): Promise<{ deliveries: Delivery[]; pagination: ReturnType<typeof paginationOf> }> {
+      query: { page?: number | undefined; limit?: number | undefined; status?: DeliveryStatus | undefined },
+    ): Promise<{ deliveries: Delivery[]; pagination: Pagination }> {
       await deps.webhooks.findOwned(owner, webhookId);
-      const page = resolvePage(query);
+      const page = toPageRequest(query);
       const where = and(
         eq(webhookDeliveries.webhookId, webhookId),
         query.status === undefined ? undefined : eq(webhookDeliveries.status, query.status),
@@ -146,8 +116,8 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
         .where(where)
         .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
         .limit(page.limit)
-        .offset((page.page - 1) * page.limit);
-      return { deliveries: await withAttempts(rows), pagination: paginationOf(page, total?.n ?? 0) };
+        .offset(pageOffset(page));
+      return { deliveries: await withAttempts(rows), pagination: toPagination(page, total?.n ?? 0) };
     },
 
     /** Enqueues a `webhook.test` delivery, sent and retried like any other. */

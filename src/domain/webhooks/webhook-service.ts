@@ -2,9 +2,11 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { AppError, validationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { type Pagination, pageOffset, toPageRequest, toPagination } from '../../lib/pagination.js';
 import type { Database, Queryable } from '../../storage/database.js';
 import { vaults, type WebhookRow, webhooks } from '../../storage/schema/index.js';
 import { assertVaultOwner } from '../auth/ownership.js';
+import { vaultNotFound } from '../vaults/vault-reads.js';
 import {
   type ConfirmationMail,
   type ConfirmationMailer,
@@ -17,27 +19,11 @@ import type { WebhookEvent } from './events.js';
 import type { SecretBox } from './secret-box.js';
 import { generateWebhookSecret } from './signatures.js';
 import { mailtoAddress, parseSubscriptionUrl, type UrlPolicy } from './subscription-url.js';
+import type { Webhook, WebhookWithSecret } from './webhook-resource.js';
 
 export const MAX_WEBHOOKS_PER_OWNER = 100;
 /** How long the secret before a rotation keeps signing alongside the new one. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
-
-export interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  vault: string | null;
-  active: boolean;
-  /** False for a `mailto:` address whose recipient has not confirmed yet; nothing is sent until then. */
-  verified: boolean;
-  disabledReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface WebhookWithSecret extends Webhook {
-  secret: string;
-}
 
 export interface WebhookServiceDeps {
   readonly db: Database;
@@ -48,24 +34,6 @@ export interface WebhookServiceDeps {
   readonly mailer: ConfirmationMailer | null;
   /** Origin of the confirmation links. */
   readonly publicBaseUrl: string;
-}
-
-export interface PageQuery {
-  page?: number | undefined;
-  limit?: number | undefined;
-}
-
-export interface Page {
-  page: number;
-  limit: number;
-}
-
-export function resolvePage(query: PageQuery): Page {
-  return { page: query.page ?? 1, limit: query.limit ?? 50 };
-}
-
-export function paginationOf(page: Page, total: number) {
-  return { page: page.page, limit: page.limit, total, pages: Math.ceil(total / page.limit) };
 }
 
 type OwnedRow = WebhookRow & { vaultAddress: string | null };
@@ -110,7 +78,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       .from(vaults)
       .where(eq(vaults.address, address))
       .limit(1);
-    if (vault === undefined) throw new AppError('VAULT_NOT_FOUND', 'Vault not found', { vault: address });
+    if (vault === undefined) throw vaultNotFound(address);
     assertVaultOwner(owner, vault.authority);
     return vault;
   }
@@ -174,18 +142,18 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
     async listWebhooks(
       owner: string,
-      query: PageQuery,
-    ): Promise<{ webhooks: Webhook[]; pagination: ReturnType<typeof paginationOf> }> {
-      const page = resolvePage(query);
+      query: { page?: number | undefined; limit?: number | undefined },
+    ): Promise<{ webhooks: Webhook[]; pagination: Pagination }> {
+      const page = toPageRequest(query);
       const [total] = await db.select({ n: count() }).from(webhooks).where(eq(webhooks.owner, owner));
       const rows = await withVault()
         .where(eq(webhooks.owner, owner))
         .orderBy(desc(webhooks.createdAt), desc(webhooks.id))
         .limit(page.limit)
-        .offset((page.page - 1) * page.limit);
+        .offset(pageOffset(page));
       return {
         webhooks: rows.map((r) => toWebhook(flatten(r))),
-        pagination: paginationOf(page, total?.n ?? 0),
+        pagination: toPagination(page, total?.n ?? 0),
       };
     },
 

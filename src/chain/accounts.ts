@@ -12,12 +12,11 @@ import {
 } from '@solana/codecs';
 import { type Address, getAddressCodec } from '@solana/kit';
 import { VAULT_TIERS, type VaultTier } from '../domain/vaults/vault-resource.js';
+import { MAX_NAME_BYTES, MAX_WHITELIST } from '../domain/vaults/vault-write-rules.js';
 import { getStrictBooleanCodec, getU8EnumCodec } from './codecs.js';
 import {
   ACCOUNT_DISCRIMINATORS,
   type AccountName,
-  MAX_NAME_BYTES,
-  MAX_WHITELIST,
   OVERRIDE_TYPES,
   type OverrideType,
   PENDING_OVERRIDE_SIZE,

@@ -10,10 +10,6 @@ export const COMPUTE_BUDGET_PROGRAM_ADDRESS: Address = address('ComputeBudget111
 
 export const VAULT_CONFIG_SIZE = 809;
 export const PENDING_OVERRIDE_SIZE = 131;
-export const MAX_WHITELIST = 20;
-export const MAX_NAME_BYTES = 50;
-/** Override lifetime the program sets on create_override (expires_at = now + 1 h). */
-export const OVERRIDE_TTL_SECONDS = 3600n;
 
 export const EVENT_NAMES = [
   'VaultCreated',

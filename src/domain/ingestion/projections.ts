@@ -1,6 +1,7 @@
 // What each event does (docs/BEHAVIOUR.md) to the projections. Pure: folds a batch of decoded
 // transactions, oldest first, into the loaded rows and collects webhooks and dirty metric days.
 import type { TransactionRow } from '../../storage/schema/index.js';
+import { OVERRIDE_TTL_SECONDS } from '../overrides/override-resource.js';
 import type { OverrideState } from './batch-state.js';
 import { buildBlockedPayload, buildPolicyPayload, buildTransactionPayload } from './payloads.js';
 import {
@@ -20,7 +21,7 @@ import {
 
 export type { IngestionWarning, ProjectionInput, ProjectionOutput } from './projection-context.js';
 
-const OVERRIDE_TTL_MS = 3_600_000;
+const OVERRIDE_TTL_MS = Number(OVERRIDE_TTL_SECONDS) * 1000;
 
 /** Events that change projections: every known event of a successful transaction, and TransactionBlocked. */
 export function isProjected(tx: ChainTransaction, event: ChainEvent): event is ChainEvent & KnownChainEvent {

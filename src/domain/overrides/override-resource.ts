@@ -5,6 +5,9 @@ import { type Static, Type } from 'typebox';
 import { Address, Lamports, NullableString, StringEnum, Timestamp } from '../../lib/json-schema.js';
 import { OVERRIDE_STATUSES, type OverrideStatus, overrides } from '../../storage/schema/overrides.js';
 
+/** Override lifetime the program sets on create_override (expires_at = now + 1 h). */
+export const OVERRIDE_TTL_SECONDS = 3600n;
+
 /**
  * Where an approval request lives: the first request that announced a nonce in a vault is addressed by
  * (vault, nonce); every later one by (vault, nonce, signature), the signature going in `?transfer=`.

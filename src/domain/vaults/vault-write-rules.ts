@@ -2,7 +2,7 @@
 import type { ValidationIssue } from '../../errors.js';
 import { parseLamports } from '../../lib/lamports.js';
 
-/** The program's limits (PROGRAM.md): name bytes, whitelist entries. */
+/** The program's limits: name bytes, whitelist entries (the chain's account codec uses them too). */
 export const MAX_NAME_BYTES = 50;
 export const MAX_NAME_CHARACTERS = 50;
 export const MAX_WHITELIST = 20;

@@ -11,7 +11,7 @@ import type { Storage, Tx } from '../storage/database.js';
 import { withRetry } from './backoff.js';
 import { createOrderedReader, readTransaction } from './fetch-transaction.js';
 
-export const PAGE_SIZE = 1000;
+const PAGE_SIZE = 1000;
 
 export interface BackfillDeps {
   rpc: SolanaRpc;

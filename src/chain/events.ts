@@ -135,7 +135,7 @@ export function encodeEvent(event: ProgramEvent): Uint8Array {
 }
 
 /** JSON-safe form of a value: bigints become decimal strings, byte arrays become base64. */
-export type Jsonify<T> = T extends bigint
+type Jsonify<T> = T extends bigint
   ? string
   : T extends Uint8Array
     ? string

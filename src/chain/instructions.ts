@@ -17,7 +17,6 @@ export {
   createVaultInstruction,
   type DecodedInstruction,
   decodeInstruction,
-  encodeInstructionData,
   INSTRUCTION_ACCOUNTS,
   type InstructionArgsMap,
   type VaultInstruction,
@@ -122,35 +121,6 @@ export async function buildExecuteApprovedOverrideInstruction(
     'execute_approved_override',
     { vault, pending_override: pendingOverride, authority: input.authority, ...transfer },
     { vaultNonce: input.vaultNonce },
-  );
-}
-
-/** The agent's transfer; `authority` is the vault's owner (the vault PDA is seeded with it). */
-export async function buildExecuteAgentInstruction(
-  input: Base & TransferAccounts & { agentSigner: Address; amount: bigint },
-): Promise<VaultInstruction> {
-  const programId = input.programId ?? DEFAULT_PROGRAM_ID;
-  const vault = await resolveVault(programId, input);
-  const transfer = await resolveTransfer(programId, vault, input);
-  return createVaultInstruction(
-    programId,
-    'execute_agent',
-    { vault, agent_signer: input.agentSigner, ...transfer },
-    { vaultNonce: input.vaultNonce, amount: input.amount },
-  );
-}
-
-export async function buildExecuteGuardedInstruction(
-  input: Base & TransferAccounts & { amount: bigint },
-): Promise<VaultInstruction> {
-  const programId = input.programId ?? DEFAULT_PROGRAM_ID;
-  const vault = await resolveVault(programId, input);
-  const transfer = await resolveTransfer(programId, vault, input);
-  return createVaultInstruction(
-    programId,
-    'execute_guarded',
-    { vault, authority: input.authority, ...transfer },
-    { vaultNonce: input.vaultNonce, amount: input.amount },
   );
 }
 

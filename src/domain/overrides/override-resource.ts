@@ -32,7 +32,7 @@ export function overrideAddressFilter(nonce: bigint, transfer: string | undefine
 }
 
 /** `?transfer=<signature>` when the address needs one, else the empty string. */
-export const transferQuery = (transfer: string | null): string =>
+const transferQuery = (transfer: string | null): string =>
   transfer === null ? '' : `?transfer=${encodeURIComponent(transfer)}`;
 
 /** The Blink (Solana Action) URL of a request: `{PUBLIC_BASE_URL}/api/actions/{vault}/{nonce}[?transfer=…]`. */
@@ -46,7 +46,7 @@ export function buildApprovalUrl(publicBaseUrl: string, address: OverrideAddress
 }
 
 /** A pending override stays `pending` once expiresAt is reached, but is reported expired and cannot be approved. */
-export function isOverrideExpired(status: OverrideStatus, expiresAt: Date | string, now: Date): boolean {
+function isOverrideExpired(status: OverrideStatus, expiresAt: Date | string, now: Date): boolean {
   return status === 'pending' && new Date(expiresAt).getTime() <= now.getTime();
 }
 

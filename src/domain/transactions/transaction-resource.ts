@@ -63,7 +63,7 @@ export interface TransactionLinks {
 }
 
 /** The Solana Explorer page of a signature; mainnet-beta takes no cluster, localnet is `custom`. */
-export function buildExplorerUrl(signature: string, cluster: SolanaCluster): string {
+function buildExplorerUrl(signature: string, cluster: SolanaCluster): string {
   const base = `https://explorer.solana.com/tx/${signature}`;
   if (cluster === 'mainnet-beta') return base;
   return `${base}?cluster=${cluster === 'localnet' ? 'custom' : cluster}`;

@@ -24,13 +24,13 @@ export const VaultListItem = Type.Object({
 });
 export type VaultListItem = Static<typeof VaultListItem>;
 
-export const VaultStats = Type.Object({
+const VaultStats = Type.Object({
   transactionCount: Type.Integer({ description: 'transactions of every status' }),
   totalVolume: Lamports('sum of executed amounts, lamports'),
   blockedCount: Type.Integer(),
   avgTransactionSize: Lamports('floor(totalVolume / executed count), "0" when none'),
 });
-export type VaultStats = Static<typeof VaultStats>;
+type VaultStats = Static<typeof VaultStats>;
 
 export const VaultDetail = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -129,7 +129,7 @@ export function toVaultDetail(row: VaultRecord): VaultDetail {
 }
 
 /** Stats from the maintained counters: avgTransactionSize = floor(totalVolume / executed), "0" when none. */
-export function toVaultStats(
+function toVaultStats(
   row: Pick<VaultRecord, 'transactionCount' | 'executedCount' | 'blockedCount' | 'totalVolume'>,
 ): VaultStats {
   const average = row.executedCount === 0 ? 0n : row.totalVolume / BigInt(row.executedCount);

@@ -6,7 +6,7 @@ import { Pagination } from '../../lib/pagination.js';
 import { isUuid } from '../../lib/uuid.js';
 import { PaginationQuery } from '../schemas/common.js';
 
-export { VaultDetail, VaultListItem };
+export { VaultDetail };
 
 Format.Set('vault-id', (value) => isUuid(value) || isBase58Address(value));
 

@@ -15,7 +15,7 @@ export { Delivery, Webhook, WebhookWithSecret };
 
 const Page = { page: Type.Optional(PaginationQuery.page), limit: Type.Optional(PaginationQuery.limit) };
 
-export const WebhookEventName = StringEnum(WEBHOOK_EVENTS, {
+const WebhookEventName = StringEnum(WEBHOOK_EVENTS, {
   description: 'an event a subscription can receive',
 });
 

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { WEBHOOK_EVENTS } from '../src/domain/webhooks/events.js';
 import { startFakeValidator } from '../test/support/fake-validator/index.js';
 import { createOwner } from './demo/owner.js';
 import {
@@ -32,18 +33,6 @@ const { values: args } = parseArgs({
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DATA_DIR = resolve(ROOT, 'data/demo');
 const SERVICE_LOG = resolve(DATA_DIR, 'service.log');
-const WEBHOOK_EVENTS = [
-  'vault.created',
-  'transaction.executed',
-  'transaction.blocked',
-  'override.created',
-  'override.approved',
-  'override.executed',
-  'override.rejected',
-  'vault.paused',
-  'vault.resumed',
-  'policy.updated',
-];
 
 const print = (tag: string, line: string) => process.stdout.write(`[${tag}] ${line}\n`);
 const controller = new AbortController();
@@ -172,7 +161,7 @@ async function main(): Promise<void> {
   try {
     const webhook = await owner.call<{ id: string; secret: string }>('POST', '/api/webhooks', {
       url: receiver.url,
-      events: WEBHOOK_EVENTS,
+      events: [...WEBHOOK_EVENTS],
     });
     receiver.setSecret(webhook.secret);
     print('demo', `webhook subscription ${webhook.id} → ${receiver.url}`);

@@ -45,7 +45,3 @@ export interface ValidationIssue {
 export function validationError(issues: ValidationIssue[], message = 'Invalid input'): AppError {
   return new AppError('VALIDATION_ERROR', message, { issues });
 }
-
-export function isAppError(value: unknown): value is AppError {
-  return value instanceof AppError;
-}

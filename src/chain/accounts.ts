@@ -11,20 +11,18 @@ import {
   type ReadonlyUint8Array,
 } from '@solana/codecs';
 import { type Address, getAddressCodec } from '@solana/kit';
+import { VAULT_TIERS, type VaultTier } from '../domain/vaults/vault-resource.js';
+import { MAX_NAME_BYTES, MAX_WHITELIST } from '../domain/vaults/vault-write-rules.js';
 import { getStrictBooleanCodec, getU8EnumCodec } from './codecs.js';
 import {
   ACCOUNT_DISCRIMINATORS,
   type AccountName,
-  MAX_NAME_BYTES,
-  MAX_WHITELIST,
   OVERRIDE_TYPES,
   type OverrideType,
   PENDING_OVERRIDE_SIZE,
   SYSTEM_PROGRAM_ADDRESS,
   toHex,
   VAULT_CONFIG_SIZE,
-  VAULT_TIERS,
-  type VaultTier,
 } from './program.js';
 
 export type AccountDecodeErrorCode =

@@ -11,7 +11,7 @@ import { withRetry } from './backoff.js';
 import { createOrderedReader, readTransaction } from './fetch-transaction.js';
 import type { SolanaRpc } from './rpc.js';
 
-export const PAGE_SIZE = 1000;
+const PAGE_SIZE = 1000;
 
 export interface BackfillDeps {
   rpc: SolanaRpc;

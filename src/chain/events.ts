@@ -7,58 +7,17 @@ import {
   type ReadonlyUint8Array,
 } from '@solana/codecs';
 import { type Address, getAddressCodec } from '@solana/kit';
+import type { ChainEventDataMap, KnownChainEvent, UnknownChainEvent } from '../domain/ingestion/types.js';
+import { BLOCK_REASONS } from '../domain/transactions/transaction-resource.js';
+import { VAULT_TIERS } from '../domain/vaults/vault-resource.js';
 import { getOptionalU64Codec, getStrictBooleanCodec, getU8EnumCodec } from './codecs.js';
-import {
-  BLOCK_REASONS,
-  type BlockReason,
-  EVENT_DISCRIMINATORS,
-  EVENT_NAMES,
-  type EventName,
-  toHex,
-  VAULT_TIERS,
-  type VaultTier,
-} from './program.js';
+import { EVENT_DISCRIMINATORS, EVENT_NAMES, type EventName, toHex } from './program.js';
 
-/** Decoded data of each vault program event; u64/i64 as bigint, enums as API strings. */
-export type EventDataMap = {
-  VaultCreated: { vault: Address; authority: Address; tier: VaultTier; dailyLimit: bigint };
-  VaultInitialized: { vault: Address; authority: Address; dailyLimit: bigint; timestamp: bigint };
-  TransactionExecuted: {
-    vault: Address;
-    amount: bigint;
-    destination: Address;
-    feeCollected: bigint;
-    newBalance: bigint;
-    spentToday: bigint;
-  };
-  TransactionBlocked: {
-    vault: Address;
-    reason: BlockReason;
-    amount: bigint;
-    destination: Address;
-    overrideNonce: bigint | null;
-  };
-  OverrideCreated: { vault: Address; nonce: bigint; amount: bigint; destination: Address; expiresAt: bigint };
-  OverrideApproved: { vault: Address; nonce: bigint; timestamp: bigint };
-  PolicyUpdated: { vault: Address; dailyLimit: bigint; whitelistSize: number };
-  VaultPaused: { vault: Address };
-  VaultResumed: { vault: Address };
-  AgentSignerUpdated: { vault: Address; oldSigner: Address; newSigner: Address; timestamp: bigint };
-  WhitelistUpdated: { vault: Address; address: Address; added: boolean; timestamp: bigint };
-  FeeTreasuryInitialized: { treasury: Address; authority: Address; timestamp: bigint };
-  FeesWithdrawn: {
-    treasury: Address;
-    amount: bigint;
-    recipient: Address;
-    remainingBalance: bigint;
-    timestamp: bigint;
-  };
-};
+/** Decoded data of each vault program event, as the domain declares it, with kit's `Address` for addresses. */
+type EventDataMap = ChainEventDataMap<Address>;
 
-export type KnownProgramEvent = { [K in EventName]: { name: K; data: EventDataMap[K] } }[EventName];
-/** An event the module could not decode: unknown discriminator, or `error` says why a known one failed. */
-export type UnknownProgramEvent = { name: 'Unknown'; discriminator: string; raw: string; error?: string };
-export type ProgramEvent = KnownProgramEvent | UnknownProgramEvent;
+export type KnownProgramEvent = KnownChainEvent<Address>;
+export type ProgramEvent = KnownProgramEvent | UnknownChainEvent;
 
 const pubkey = getAddressCodec();
 const u64 = getU64Codec();
@@ -176,7 +135,7 @@ export function encodeEvent(event: ProgramEvent): Uint8Array {
 }
 
 /** JSON-safe form of a value: bigints become decimal strings, byte arrays become base64. */
-export type Jsonify<T> = T extends bigint
+type Jsonify<T> = T extends bigint
   ? string
   : T extends Uint8Array
     ? string

@@ -9,10 +9,9 @@ import {
   type ReadonlyUint8Array,
 } from '@solana/codecs';
 import { type AccountMeta, AccountRole, type Address, getAddressCodec, type Instruction } from '@solana/kit';
+import { BLOCK_REASONS, type BlockReason } from '../domain/transactions/transaction-resource.js';
 import { getU8EnumCodec } from './codecs.js';
 import {
-  BLOCK_REASONS,
-  type BlockReason,
   INSTRUCTION_DISCRIMINATORS,
   INSTRUCTION_NAMES,
   type InstructionName,

@@ -1,4 +1,5 @@
 import type { Address } from '@solana/kit';
+import type { BlockReason } from '../domain/transactions/transaction-resource.js';
 import {
   createVaultInstruction,
   type InstructionArgsMap,
@@ -10,13 +11,12 @@ import {
   findVaultAddress,
   findVaultAuthorityAddress,
 } from './pdas.js';
-import { type BlockReason, DEFAULT_PROGRAM_ID } from './program.js';
+import { DEFAULT_PROGRAM_ID } from './program.js';
 
 export {
   createVaultInstruction,
   type DecodedInstruction,
   decodeInstruction,
-  encodeInstructionData,
   INSTRUCTION_ACCOUNTS,
   type InstructionArgsMap,
   type VaultInstruction,
@@ -121,35 +121,6 @@ export async function buildExecuteApprovedOverrideInstruction(
     'execute_approved_override',
     { vault, pending_override: pendingOverride, authority: input.authority, ...transfer },
     { vaultNonce: input.vaultNonce },
-  );
-}
-
-/** The agent's transfer; `authority` is the vault's owner (the vault PDA is seeded with it). */
-export async function buildExecuteAgentInstruction(
-  input: Base & TransferAccounts & { agentSigner: Address; amount: bigint },
-): Promise<VaultInstruction> {
-  const programId = input.programId ?? DEFAULT_PROGRAM_ID;
-  const vault = await resolveVault(programId, input);
-  const transfer = await resolveTransfer(programId, vault, input);
-  return createVaultInstruction(
-    programId,
-    'execute_agent',
-    { vault, agent_signer: input.agentSigner, ...transfer },
-    { vaultNonce: input.vaultNonce, amount: input.amount },
-  );
-}
-
-export async function buildExecuteGuardedInstruction(
-  input: Base & TransferAccounts & { amount: bigint },
-): Promise<VaultInstruction> {
-  const programId = input.programId ?? DEFAULT_PROGRAM_ID;
-  const vault = await resolveVault(programId, input);
-  const transfer = await resolveTransfer(programId, vault, input);
-  return createVaultInstruction(
-    programId,
-    'execute_guarded',
-    { vault, authority: input.authority, ...transfer },
-    { vaultNonce: input.vaultNonce, amount: input.amount },
   );
 }
 

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ReadonlyUint8Array } from '@solana/codecs';
 import { type Address, address } from '@solana/kit';
-import { OVERRIDE_TTL_SECONDS as OVERRIDE_TTL } from '../domain/ingestion/types.js';
 
 /** The vault program's interface constants: ids, discriminators, enums and error codes (see PROGRAM.md). */
 
@@ -11,10 +10,6 @@ export const COMPUTE_BUDGET_PROGRAM_ADDRESS: Address = address('ComputeBudget111
 
 export const VAULT_CONFIG_SIZE = 809;
 export const PENDING_OVERRIDE_SIZE = 131;
-export const MAX_WHITELIST = 20;
-export const MAX_NAME_BYTES = 50;
-/** Override lifetime the program sets on create_override (expires_at = now + 1 h). */
-export const OVERRIDE_TTL_SECONDS = BigInt(OVERRIDE_TTL);
 
 export const EVENT_NAMES = [
   'VaultCreated',
@@ -83,12 +78,6 @@ export function getInstructionLogName(name: InstructionName): string {
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
 }
-
-export const BLOCK_REASONS = ['not_whitelisted', 'exceeded_daily_limit', 'insufficient_funds'] as const;
-export type BlockReason = (typeof BLOCK_REASONS)[number];
-
-export const VAULT_TIERS = ['personal', 'team', 'enterprise'] as const;
-export type VaultTier = (typeof VAULT_TIERS)[number];
 
 export const OVERRIDE_TYPES = ['exceeded_limit', 'emergency'] as const;
 export type OverrideType = (typeof OVERRIDE_TYPES)[number];

@@ -1,7 +1,6 @@
 import { getU32Encoder, type ReadonlyUint8Array } from '@solana/codecs';
 import {
   type AccountMeta,
-  AccountRole,
   type Address,
   address,
   appendTransactionMessageInstructions,
@@ -23,7 +22,7 @@ import {
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from './program.js';
 
 /** ComputeBudget SetComputeUnitLimit: discriminator 2 then the limit as u32 LE. */
-export function buildSetComputeUnitLimitInstruction(units: number): Instruction {
+function buildSetComputeUnitLimitInstruction(units: number): Instruction {
   const data = new Uint8Array(5);
   data[0] = 2;
   data.set(getU32Encoder().encode(units), 1);
@@ -132,10 +131,4 @@ export function decodeTransactionBytes(bytes: ReadonlyUint8Array): DecodedTransa
 /** Decodes a base64 wire transaction, e.g. one built by buildUnsignedTransaction. */
 export function decodeTransactionBase64(b64: string): DecodedTransaction {
   return decodeTransactionBytes(new Uint8Array(Buffer.from(b64, 'base64')));
-}
-
-/** Account role of a decoded account, for comparing with built instructions. */
-export function getAccountRole(account: DecodedAccount): AccountRole {
-  if (account.isSigner) return account.isWritable ? AccountRole.WRITABLE_SIGNER : AccountRole.READONLY_SIGNER;
-  return account.isWritable ? AccountRole.WRITABLE : AccountRole.READONLY;
 }

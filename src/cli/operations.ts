@@ -3,10 +3,12 @@
 import { desc, eq } from 'drizzle-orm';
 import { rebuildDailyMetrics } from '../domain/analytics/daily-metrics-rebuild.js';
 import { addDays } from '../domain/analytics/periods.js';
-import { createDeliveryService, type Delivery } from '../domain/webhooks/delivery-service.js';
+import { createDeliveryService } from '../domain/webhooks/delivery-service.js';
 import { createSecretBox } from '../domain/webhooks/secret-box.js';
+import type { Delivery } from '../domain/webhooks/webhook-resource.js';
 import { createWebhookService } from '../domain/webhooks/webhook-service.js';
 import type { Clock } from '../lib/clock.js';
+import { isUuid } from '../lib/uuid.js';
 import type { Storage } from '../storage/database.js';
 import { webhooks } from '../storage/schema/index.js';
 import { CliError, EXIT, type Output } from './output.js';
@@ -91,7 +93,7 @@ async function ownerOf(
   webhookId: string | undefined,
 ): Promise<{ id: string; owner: string }> {
   if (webhookId === undefined) throw new CliError('--webhook <id> is required', EXIT.usage);
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(webhookId)) {
+  if (!isUuid(webhookId)) {
     throw new CliError(`--webhook must be a subscription id (uuid), got "${webhookId}"`, EXIT.usage);
   }
   const [row] = await storage.db

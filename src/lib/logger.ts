@@ -28,7 +28,7 @@ const SECRET_KEYS = [
  * Paths that must never reach a log line: signature headers, signed messages, secrets, keys.
  * Chain transaction signatures are public: log them under `tx`, not `signature` (which is redacted).
  */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   ...SECRET_HEADERS.flatMap((h) => [`headers["${h}"]`, `*.headers["${h}"]`, `*.*.headers["${h}"]`]),
   ...SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]),
 ];

@@ -1,4 +1,6 @@
 /** Page arithmetic of every paginated list (docs/BEHAVIOUR.md, Pagination): page ≥ 1, limit 1..100, default 1 and 50. */
+import { type Static, Type } from 'typebox';
+
 export const DEFAULT_PAGE = 1;
 export const DEFAULT_LIMIT = 50;
 
@@ -7,12 +9,14 @@ export interface PageRequest {
   readonly limit: number;
 }
 
-export interface Pagination {
-  page: number;
-  limit: number;
-  total: number;
-  pages: number;
-}
+/** The `pagination` object of every list response. */
+export const Pagination = Type.Object({
+  page: Type.Integer(),
+  limit: Type.Integer(),
+  total: Type.Integer(),
+  pages: Type.Integer(),
+});
+export type Pagination = Static<typeof Pagination>;
 
 export function toPageRequest(input: { page?: number | undefined; limit?: number | undefined }): PageRequest {
   return { page: input.page ?? DEFAULT_PAGE, limit: input.limit ?? DEFAULT_LIMIT };

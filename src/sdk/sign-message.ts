@@ -1,15 +1,8 @@
 // Solana Actions 2.4 SignMessageData and the exact text a wallet signs for it (the Sign-In-With-Solana
-// layout). One definition for the service, the owner pages and the client.
+// layout). One definition for the service, the owner pages and the client; the type is the schema's.
+import type { SignMessageData } from '../domain/actions/sign-message-data.js';
 
-/** What the wallet is asked to sign when rejecting through the sign-message flow. */
-export interface SignMessageData {
-  domain: string;
-  address: string;
-  statement: string;
-  nonce: string;
-  issuedAt: string;
-  chainId?: string;
-}
+export type { SignMessageData };
 
 export function buildSignMessageText(data: SignMessageData): string {
   const fields: string[] = [];

@@ -1,9 +1,8 @@
 // vaultkeeper/webhooks: verify a Vaultkeeper webhook delivery on its raw body, with Web Crypto only, so a
 // receiver on Node 20+, in a browser worker or on an edge runtime uses the same code.
-import type { Static } from 'typebox';
-import type { Override } from '../http/routes/overrides.schemas.js';
-import type { TransactionListItem } from '../http/routes/transactions.schemas.js';
-import type { VaultDetail } from '../http/routes/vaults.schemas.js';
+import type { OverrideResource } from '../domain/overrides/override-resource.js';
+import type { TransactionResource } from '../domain/transactions/transaction-resource.js';
+import type { VaultDetail } from '../domain/vaults/vault-resource.js';
 import { bytesEqual, fromBase64, toHex, utf8 } from './encoding.js';
 
 /** The `data` of each event (README, Webhooks → Events). */
@@ -17,14 +16,14 @@ export interface WebhookEventData {
     approvalUrl: string | null;
     signature: string | null;
   };
-  'transaction.executed': Static<typeof TransactionListItem>;
-  'override.created': Static<typeof Override>;
-  'override.approved': Static<typeof Override>;
-  'override.executed': Static<typeof Override>;
-  'override.rejected': Static<typeof Override>;
-  'vault.created': Static<typeof VaultDetail> & { vault: string };
-  'vault.paused': Static<typeof VaultDetail> & { vault: string };
-  'vault.resumed': Static<typeof VaultDetail> & { vault: string };
+  'transaction.executed': TransactionResource;
+  'override.created': OverrideResource;
+  'override.approved': OverrideResource;
+  'override.executed': OverrideResource;
+  'override.rejected': OverrideResource;
+  'vault.created': VaultDetail & { vault: string };
+  'vault.paused': VaultDetail & { vault: string };
+  'vault.resumed': VaultDetail & { vault: string };
   'policy.updated': { vault: string; dailyLimit: string; whitelistCount: number; agentSigner: string };
   'webhook.test': { webhook: string; vault: string | null; message: string };
 }

@@ -10,7 +10,6 @@ import {
 export type { Analytics, Realtime, Vault } from '../sdk/client.js';
 export type Override = OverrideRequest;
 export type Transaction = TransactionListItem;
-export type OverrideStatus = Override['status'];
 
 /** A failed call: `status`, `code` and the service's message, as the client reports it. */
 export const ApiError = VaultkeeperError;

@@ -6,7 +6,7 @@ type Attributes = Record<string, string | number | boolean | null | undefined>;
 const URL_ATTRIBUTES = new Set(['href', 'src']);
 
 /** Same-origin paths and http(s) links only: a value from the API can never become `javascript:`. */
-export function safeUrl(value: string): string | null {
+function safeUrl(value: string): string | null {
   if (value.startsWith('/') && !value.startsWith('//')) return value;
   try {
     const url = new URL(value);

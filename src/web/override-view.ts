@@ -34,7 +34,7 @@ const STATE_EXPLANATIONS: Record<OverrideState, string> = {
   rejected: 'The owner rejected this transfer. Nothing was sent.',
 };
 
-export function stateBadge(state: OverrideState): HTMLElement {
+function stateBadge(state: OverrideState): HTMLElement {
   return h('span', { class: `badge badge-${state}`, 'data-state': state }, STATE_LABELS[state]);
 }
 

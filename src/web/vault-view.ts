@@ -192,7 +192,7 @@ export function pendingOverrides(overrides: readonly Override[], now = Date.now(
 const str = (value: unknown) => (typeof value === 'string' ? value : '');
 
 /** One line per ingested event, as it arrives. */
-export function describeEvent(event: FeedEvent): string {
+function describeEvent(event: FeedEvent): string {
   const d = event.data;
   switch (event.name) {
     case 'TransactionExecuted':

@@ -31,9 +31,9 @@ interface SignMessageFeature {
   ): Promise<readonly { signedMessage: Uint8Array; signature: Uint8Array }[]>;
 }
 
-export const CONNECT = 'standard:connect';
-export const SIGN_AND_SEND_TRANSACTION = 'solana:signAndSendTransaction';
-export const SIGN_MESSAGE = 'solana:signMessage';
+const CONNECT = 'standard:connect';
+const SIGN_AND_SEND_TRANSACTION = 'solana:signAndSendTransaction';
+const SIGN_MESSAGE = 'solana:signMessage';
 
 type Listener = (wallets: readonly Wallet[]) => void;
 

@@ -2,12 +2,12 @@
 import type { GetGenesisHashApi, Rpc } from '@solana/kit';
 import { evictVaults } from '../../cache/tags.js';
 import type { Config } from '../../config.js';
-import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeBase58, verifyEd25519 } from '../../lib/ed25519.js';
 import type { Database } from '../../storage/database.js';
 import { overrideNotFound } from '../overrides/override-reads.js';
 import { buildBlinkUrl } from '../overrides/override-resource.js';
+import { vaultNotFound } from '../vaults/vault-reads.js';
 import { assertDecidable, assertDecider, factsOf, parseOverrideNonce, refused } from './action-rules.js';
 import {
   type ActionOverride,
@@ -124,8 +124,7 @@ interface ActionContext {
 async function load(ctx: ActionContext, address: ActionAddress): Promise<ActionOverride> {
   const nonce = parseOverrideNonce(address.nonce);
   const found = await findActionOverride(ctx.db, address.vault, nonce, address.transfer);
-  if (found.vault === null)
-    throw new AppError('VAULT_NOT_FOUND', 'Vault not found', { vault: address.vault });
+  if (found.vault === null) throw vaultNotFound(address.vault);
   if (found.override === null) throw overrideNotFound(address.vault, nonce, address.transfer);
   return { vault: found.vault, override: found.override, reason: found.reason };
 }

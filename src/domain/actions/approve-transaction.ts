@@ -9,12 +9,12 @@ import {
   type Rpc,
 } from '@solana/kit';
 import { AppError } from '../../errors.js';
+import { BLOCK_REASONS, type BlockReason } from '../transactions/transaction-resource.js';
 import { createLatestBlockhashSource } from '../vaults/latest-blockhash.js';
+import { vaultNotFound } from '../vaults/vault-reads.js';
 
-export type ApprovalBlockReason = 'not_whitelisted' | 'exceeded_daily_limit' | 'insufficient_funds';
-const BLOCK_REASONS: readonly string[] = ['not_whitelisted', 'exceeded_daily_limit', 'insufficient_funds'];
 /** When no reason was recorded, the program's plain "over the limit" override type is the fit. */
-const DEFAULT_REASON: ApprovalBlockReason = 'exceeded_daily_limit';
+const DEFAULT_REASON: BlockReason = 'exceeded_daily_limit';
 
 type Base = {
   programId: Address;
@@ -39,7 +39,7 @@ export interface ApprovalChain {
     programId: Address,
   ): { vaultNonce: bigint; overrideNonce: bigint } | null;
   buildCreateOverrideInstruction(
-    input: Base & { destination: Address; amount: bigint; reason: ApprovalBlockReason },
+    input: Base & { destination: Address; amount: bigint; reason: BlockReason },
   ): Promise<Instruction>;
   buildApproveOverrideInstruction(input: Base): Promise<Instruction>;
   buildExecuteApprovedOverrideInstruction(
@@ -215,7 +215,7 @@ async function readAccounts(ctx: ApprovalContext, vault: Address, pendingOverrid
       : { owner: account.owner, data: new Uint8Array(Buffer.from(account.data[0], 'base64')) },
   );
   const config = decodeAccount(() => ctx.chain.parseVaultConfigAccount(vaultAccount ?? null, ctx.programId));
-  if (config === null) throw new AppError('VAULT_NOT_FOUND', 'Vault account does not exist on-chain');
+  if (config === null) throw vaultNotFound(vault, 'account_not_found');
   const existing = overrideAccount ? decodeOverride(ctx, overrideAccount) : null;
   return { config, existing };
 }
@@ -241,8 +241,10 @@ function decodeAccount<T>(decode: () => T): T {
 
 export type ApprovalBuilder = ReturnType<typeof createApprovalBuilder>;
 
-function toBlockReason(reason: string | null): ApprovalBlockReason {
-  return reason !== null && BLOCK_REASONS.includes(reason) ? (reason as ApprovalBlockReason) : DEFAULT_REASON;
+function toBlockReason(reason: string | null): BlockReason {
+  return reason !== null && (BLOCK_REASONS as readonly string[]).includes(reason)
+    ? (reason as BlockReason)
+    : DEFAULT_REASON;
 }
 
 /** Runs RPC reads; any transport or node failure becomes 503 CHAIN_UNAVAILABLE. */

@@ -2,7 +2,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { getBase58Decoder } from '@solana/kit';
 
-export { buildSignMessageText, type SignMessageData } from '../../sdk/sign-message.js';
+export { buildSignMessageText } from '../../sdk/sign-message.js';
+export type { SignMessageData } from './sign-message-data.js';
 
 const base58 = getBase58Decoder();
 

@@ -1,21 +1,7 @@
 // The analytics response body, built from per-day figures (pure).
 import type { DayFigures, DestinationFigures } from './analytics-queries.js';
+import type { AnalyticsReport } from './analytics-resource.js';
 import { type GroupBy, listDays, periodLabel, type TimeRange, toDay } from './periods.js';
-
-export interface AnalyticsReport {
-  vault: string | null;
-  period: { start: string; end: string };
-  summary: {
-    totalSpent: string;
-    transactionCount: number;
-    blockedCount: number;
-    averageAmount: string;
-    successRate: number;
-    totalFees: string;
-  };
-  topDestinations: { address: string; amount: string; count: number }[];
-  spendingByPeriod: { period: string; amount: string; count: number }[];
-}
 
 export function buildAnalyticsReport(input: {
   vaultAddress: string | null;

@@ -1,18 +1,18 @@
 // Analytics use cases: aggregated spending over a range (cached 5 min) and live vault figures.
 import { sql } from 'drizzle-orm';
 import { CACHE_TTL, CROSS_VAULT_TAG, vaultTag } from '../../cache/tags.js';
-import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Storage } from '../../storage/database.js';
 import type { ReadCache } from '../read-cache.js';
+import { vaultNotFound } from '../vaults/vault-reads.js';
 import { readRangeFigures } from './analytics-queries.js';
-import { type AnalyticsReport, buildAnalyticsReport } from './analytics-report.js';
+import { buildAnalyticsReport } from './analytics-report.js';
+import type { AnalyticsReport, RealtimeReport } from './analytics-resource.js';
 import { type GroupBy, parseAnalyticsRange, toDay } from './periods.js';
-import { getRealtimeReport, type RealtimeDeps, type RealtimeReport } from './realtime.js';
+import { getRealtimeReport, type RealtimeDeps } from './realtime.js';
 import { queryRows } from './sql-helpers.js';
 
-export type { AnalyticsReport } from './analytics-report.js';
-export type { RealtimeReport, VaultWindow, VaultWindowDecoder } from './realtime.js';
+export type { VaultWindow, VaultWindowDecoder } from './realtime.js';
 
 export const TOP_DESTINATIONS = 10;
 
@@ -37,7 +37,7 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
       db,
       sql`select id from vaults where address = ${address}`,
     );
-    if (vault === undefined) throw new AppError('VAULT_NOT_FOUND', 'Vault not found', { address });
+    if (vault === undefined) throw vaultNotFound(address);
     return vault.id;
   }
 

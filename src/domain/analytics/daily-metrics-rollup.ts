@@ -1,9 +1,10 @@
 // The daily metrics rollup: recomputes dirty (vault, day) rows exactly from transactions and overrides.
 import { type SQL, sql } from 'drizzle-orm';
+import { isUuid } from '../../lib/uuid.js';
 import type { Database, Queryable } from '../../storage/database.js';
 import { GLOBAL_METRICS_KEY } from '../../storage/schema/metrics.js';
 import { getBlockStart, MAX_BLOCK_LEVEL } from './day-blocks.js';
-import { DAILY_METRICS_LOCK_KEY, queryRows, textArray, UUID, utcEnd, utcStart } from './sql-helpers.js';
+import { DAILY_METRICS_LOCK_KEY, queryRows, textArray, utcEnd, utcStart } from './sql-helpers.js';
 
 export interface RollupResult {
   /** Dirty (vault or global, day) rows recomputed by this call. */
@@ -50,7 +51,7 @@ export async function runDailyMetricsRollupBatch(
     const keys = claimed
       .map((row) => ({ vaultKey: row.vault_key, day: row.day }))
       // A key that is neither a vault id nor `*` cannot name anything: dropping its mark is all we can do.
-      .filter((key) => key.vaultKey === GLOBAL_METRICS_KEY || UUID.test(key.vaultKey));
+      .filter((key) => key.vaultKey === GLOBAL_METRICS_KEY || isUuid(key.vaultKey));
     await recomputeDailyMetrics(tx, keys);
     return { recomputed: claimed.length, busy: false };
   });

@@ -4,6 +4,8 @@ import { sql } from 'drizzle-orm';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Queryable } from '../../storage/database.js';
+import { vaultNotFound } from '../vaults/vault-reads.js';
+import type { RealtimeReport } from './analytics-resource.js';
 import { queryRows } from './sql-helpers.js';
 
 /** The daily window fields of a VaultConfig account. */
@@ -30,18 +32,6 @@ export interface RealtimeDeps {
   readonly logger?: { warn(object: object, message: string): void };
 }
 
-export interface RealtimeReport {
-  vault: string;
-  timestamp: string;
-  balance: string;
-  spentToday: string;
-  dailyLimit: string;
-  utilizationPct: number;
-  transactionsToday: number;
-  lastTransaction: string | null;
-  lastReset: string | null;
-}
-
 const WINDOW_SECONDS = 86_400n;
 
 export async function getRealtimeReport(deps: RealtimeDeps, vaultAddress: string): Promise<RealtimeReport> {
@@ -50,7 +40,7 @@ export async function getRealtimeReport(deps: RealtimeDeps, vaultAddress: string
     sql`select id, deposit_address from vaults where address = ${vaultAddress}`,
   );
   if (vault === undefined) {
-    throw new AppError('VAULT_NOT_FOUND', 'Vault not found', { address: vaultAddress });
+    throw vaultNotFound(vaultAddress);
   }
   const [chain, lastTransaction] = await Promise.all([
     readChain(deps, vaultAddress, vault.deposit_address),
@@ -129,18 +119,10 @@ async function readChain(
   try {
     window = deps.decodeVaultWindow(account);
   } catch (error) {
-    throw new AppError(
-      'VAULT_NOT_FOUND',
-      'The vault address does not hold a vault account on chain',
-      { address: vaultAddress, reason: 'not_a_vault_account' },
-      { cause: error },
-    );
+    throw vaultNotFound(vaultAddress, 'not_a_vault_account', error);
   }
   if (window === null) {
-    throw new AppError('VAULT_NOT_FOUND', 'The vault account does not exist on chain', {
-      address: vaultAddress,
-      reason: 'account_not_found',
-    });
+    throw vaultNotFound(vaultAddress, 'account_not_found');
   }
   return { balance, window };
 }

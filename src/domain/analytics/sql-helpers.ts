@@ -27,5 +27,3 @@ export const utcEnd = (day: SQL) => sql`(((${day}) + 1)::timestamp at time zone 
 
 /** Advisory lock key serialising rollups and rebuilds (both rewrite destination blocks from day rows). */
 export const DAILY_METRICS_LOCK_KEY = 7_267_008;
-
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -8,9 +8,8 @@ import { AUTH_MESSAGE_PREFIX, requestBindingLines } from '../../sdk/auth-message
 import { createReplayGuard } from './replay-guard.js';
 import type { ClaimStore } from './replay-guard-store.js';
 
-export { AUTH_MESSAGE_PREFIX };
 /** How far ahead of our clock a timestamp may be (README, Authenticating requests). */
-export const FUTURE_SKEW_MS = 60_000;
+const FUTURE_SKEW_MS = 60_000;
 /** Replay markers outlive the acceptance window by this much, covering clock differences between instances. */
 const REPLAY_MARGIN_SECONDS = 60;
 /** Milliseconds since the epoch, written without leading zeros (one text per instant). */
@@ -59,7 +58,7 @@ export interface SignedRequest {
 }
 
 /** The lines a request-bound message adds after the timestamp line, in this order. */
-export function buildRequestBinding(request: SignedRequest, domain: string): string {
+function buildRequestBinding(request: SignedRequest, domain: string): string {
   const { body } = request;
   const bodyHash = body === undefined || body.length === 0 ? EMPTY_SHA256 : hash('sha256', body, 'hex');
   return requestBindingLines({
@@ -70,24 +69,15 @@ export function buildRequestBinding(request: SignedRequest, domain: string): str
   });
 }
 
-export function unauthorized(reason: AuthFailureReason): AppError {
+function unauthorized(reason: AuthFailureReason): AppError {
   return new AppError('UNAUTHORIZED', FAILURE_MESSAGES[reason], { reason });
-}
-
-/** The message a wallet signs for one request. */
-export function buildAuthMessage(
-  timestampMs: number,
-  bound?: { request: SignedRequest; domain: string },
-): string {
-  const base = `${AUTH_MESSAGE_PREFIX}${timestampMs}`;
-  return bound === undefined ? base : `${base}\n${buildRequestBinding(bound.request, bound.domain)}`;
 }
 
 /**
  * Decodes X-Message: `base64:` + base64 of the UTF-8 text; percent-encoding (`encodeURIComponent`);
  * or newlines written as the two characters `\n`. Null when it cannot be decoded.
  */
-export function decodeMessageHeader(header: string): string | null {
+function decodeMessageHeader(header: string): string | null {
   if (header.startsWith('base64:')) {
     const payload = header.slice('base64:'.length);
     if (!BASE64.test(payload)) return null;

@@ -5,7 +5,7 @@ import type { Storage } from '../../storage/database.js';
 import type { ChainHealth, ChainStatusSource } from './chain-status.js';
 
 /** A heartbeat older than this means no ingestor is running (it beats every few seconds). */
-export const HEARTBEAT_STALE_SECONDS = 30;
+const HEARTBEAT_STALE_SECONDS = 30;
 
 interface StatusRow {
   status: string | null;

@@ -1,36 +1,47 @@
 // What ingestion applies, in domain terms: the chain layer reads and decodes, the domain projects.
+import type { BlockReason } from '../transactions/transaction-resource.js';
+import type { VaultTier } from '../vaults/vault-resource.js';
 
-/** Decoded fields of each vault program event (addresses as base58, u64/i64 as bigint). */
-export interface ChainEventDataMap {
-  VaultCreated: { vault: string; authority: string; tier: string; dailyLimit: bigint };
-  VaultInitialized: { vault: string; authority: string; dailyLimit: bigint; timestamp: bigint };
+/**
+ * Decoded fields of each vault program event (u64/i64 as bigint, enums as API strings). The chain's
+ * codecs produce it with kit's `Address` for TAddress; ingestion reads addresses as strings.
+ */
+export interface ChainEventDataMap<TAddress extends string = string> {
+  VaultCreated: { vault: TAddress; authority: TAddress; tier: VaultTier; dailyLimit: bigint };
+  VaultInitialized: { vault: TAddress; authority: TAddress; dailyLimit: bigint; timestamp: bigint };
   TransactionExecuted: {
-    vault: string;
+    vault: TAddress;
     amount: bigint;
-    destination: string;
+    destination: TAddress;
     feeCollected: bigint;
     newBalance: bigint;
     spentToday: bigint;
   };
   TransactionBlocked: {
-    vault: string;
-    reason: string;
+    vault: TAddress;
+    reason: BlockReason;
     amount: bigint;
-    destination: string;
+    destination: TAddress;
     overrideNonce: bigint | null;
   };
-  OverrideCreated: { vault: string; nonce: bigint; amount: bigint; destination: string; expiresAt: bigint };
-  OverrideApproved: { vault: string; nonce: bigint; timestamp: bigint };
-  PolicyUpdated: { vault: string; dailyLimit: bigint; whitelistSize: number };
-  VaultPaused: { vault: string };
-  VaultResumed: { vault: string };
-  AgentSignerUpdated: { vault: string; oldSigner: string; newSigner: string; timestamp: bigint };
-  WhitelistUpdated: { vault: string; address: string; added: boolean; timestamp: bigint };
-  FeeTreasuryInitialized: { treasury: string; authority: string; timestamp: bigint };
-  FeesWithdrawn: {
-    treasury: string;
+  OverrideCreated: {
+    vault: TAddress;
+    nonce: bigint;
     amount: bigint;
-    recipient: string;
+    destination: TAddress;
+    expiresAt: bigint;
+  };
+  OverrideApproved: { vault: TAddress; nonce: bigint; timestamp: bigint };
+  PolicyUpdated: { vault: TAddress; dailyLimit: bigint; whitelistSize: number };
+  VaultPaused: { vault: TAddress };
+  VaultResumed: { vault: TAddress };
+  AgentSignerUpdated: { vault: TAddress; oldSigner: TAddress; newSigner: TAddress; timestamp: bigint };
+  WhitelistUpdated: { vault: TAddress; address: TAddress; added: boolean; timestamp: bigint };
+  FeeTreasuryInitialized: { treasury: TAddress; authority: TAddress; timestamp: bigint };
+  FeesWithdrawn: {
+    treasury: TAddress;
+    amount: bigint;
+    recipient: TAddress;
     remainingBalance: bigint;
     timestamp: bigint;
   };
@@ -38,8 +49,8 @@ export interface ChainEventDataMap {
 
 export type ChainEventName = keyof ChainEventDataMap;
 
-export type KnownChainEvent = {
-  [K in ChainEventName]: { name: K; data: ChainEventDataMap[K] };
+export type KnownChainEvent<TAddress extends string = string> = {
+  [K in ChainEventName]: { name: K; data: ChainEventDataMap<TAddress>[K] };
 }[ChainEventName];
 /** A `Program data:` payload the codecs could not decode: stored raw, never projected. */
 export type UnknownChainEvent = { name: 'Unknown'; discriminator: string; raw: string; error?: string };
@@ -108,9 +119,3 @@ export interface ChainStateReader {
 }
 
 export const overrideKey = (vault: string, nonce: bigint) => `${vault}:${nonce}`;
-
-/** VaultTier index order of the program (stored as a smallint). */
-export const VAULT_TIER_NAMES = ['personal', 'team', 'enterprise'] as const;
-
-/** Override lifetime the program sets on create_override (expires_at = now + 1 h). */
-export const OVERRIDE_TTL_SECONDS = 3600;

@@ -1,9 +1,10 @@
 // How chain state lands on a vault row: creation, the account snapshot, and override matching.
 import { randomUUID } from 'node:crypto';
+import { VAULT_TIERS } from '../vaults/vault-resource.js';
 import { type BatchState, emptyStats, type OverrideState, type VaultState } from './batch-state.js';
-import { VAULT_TIER_NAMES, type VaultAccountRead } from './types.js';
+import type { VaultAccountRead } from './types.js';
 
-export const tierIndex = (tier: string) => Math.max(0, (VAULT_TIER_NAMES as readonly string[]).indexOf(tier));
+export const tierIndex = (tier: string) => Math.max(0, (VAULT_TIERS as readonly string[]).indexOf(tier));
 export const fromUnix = (seconds: bigint) => new Date(Number(seconds) * 1000);
 
 export function createVault(

@@ -1,6 +1,12 @@
-// Override row → API object; webhooks (override.*) and Blinks reuse these.
+// The override resource: its schema (the API's and the override.* webhooks'), type, addresses and
+// links, and the row → resource mapping; Blinks reuse these.
 import { and, eq, isNull, or, type SQL } from 'drizzle-orm';
-import { type OverrideStatus, overrides } from '../../storage/schema/overrides.js';
+import { type Static, Type } from 'typebox';
+import { Address, Lamports, NullableString, StringEnum, Timestamp } from '../../lib/json-schema.js';
+import { OVERRIDE_STATUSES, type OverrideStatus, overrides } from '../../storage/schema/overrides.js';
+
+/** Override lifetime the program sets on create_override (expires_at = now + 1 h). */
+export const OVERRIDE_TTL_SECONDS = 3600n;
 
 /**
  * Where an approval request lives: the first request that announced a nonce in a vault is addressed by
@@ -26,7 +32,7 @@ export function overrideAddressFilter(nonce: bigint, transfer: string | undefine
 }
 
 /** `?transfer=<signature>` when the address needs one, else the empty string. */
-export const transferQuery = (transfer: string | null): string =>
+const transferQuery = (transfer: string | null): string =>
   transfer === null ? '' : `?transfer=${encodeURIComponent(transfer)}`;
 
 /** The Blink (Solana Action) URL of a request: `{PUBLIC_BASE_URL}/api/actions/{vault}/{nonce}[?transfer=…]`. */
@@ -40,7 +46,7 @@ export function buildApprovalUrl(publicBaseUrl: string, address: OverrideAddress
 }
 
 /** A pending override stays `pending` once expiresAt is reached, but is reported expired and cannot be approved. */
-export function isOverrideExpired(status: OverrideStatus, expiresAt: Date | string, now: Date): boolean {
+function isOverrideExpired(status: OverrideStatus, expiresAt: Date | string, now: Date): boolean {
   return status === 'pending' && new Date(expiresAt).getTime() <= now.getTime();
 }
 
@@ -61,25 +67,40 @@ export interface OverrideRecord {
   createdAt: Date;
 }
 
-export interface OverrideResource {
-  id: string;
-  vaultId: string;
-  vault: string;
-  nonce: string;
-  /** The blocked transaction this request asks to let through (null: created on chain without one). */
-  transferSignature: string | null;
-  /** The nonce of its on-chain PendingOverride, once created (may differ from the announced nonce). */
-  chainNonce: string | null;
-  destination: string;
-  amount: string;
-  blockReason: string | null;
-  status: OverrideStatus;
-  expiresAt: string;
-  createdAt: string;
-  expired: boolean;
-  blinkUrl: string;
-  approvalUrl: string;
-}
+export const OverrideResource = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  vaultId: Type.String({ format: 'uuid', description: 'the vault record id' }),
+  vault: Address('the vault address'),
+  nonce: Type.String({
+    pattern: '^[0-9]+$',
+    description:
+      'the override nonce its blocked transfer announced; with transferSignature it identifies the request within its vault',
+  }),
+  transferSignature: NullableString({
+    description:
+      'the blocked transaction this request lets through; null for an override created on chain without one',
+  }),
+  chainNonce: NullableString({
+    description:
+      'the nonce of its on-chain PendingOverride once created (the chain may give a later nonce than announced)',
+  }),
+  destination: Address(),
+  amount: Lamports(),
+  blockReason: NullableString({
+    description:
+      'why the program blocked the transfer that asked for it (not_whitelisted, exceeded_daily_limit, insufficient_funds); null when the owner requested it',
+  }),
+  status: StringEnum(OVERRIDE_STATUSES),
+  expiresAt: Timestamp(),
+  createdAt: Timestamp(),
+  expired: Type.Boolean({ description: 'pending and past expiresAt: it can no longer be approved' }),
+  blinkUrl: Type.String({ format: 'uri', description: 'its Blink (Solana Action) metadata' }),
+  approvalUrl: Type.String({
+    format: 'uri',
+    description: 'the approval page for a plain browser, where a wallet approves or rejects it',
+  }),
+});
+export type OverrideResource = Static<typeof OverrideResource>;
 
 export function toOverrideResource(
   record: OverrideRecord,

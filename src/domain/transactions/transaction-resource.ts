@@ -1,6 +1,10 @@
-// Transaction row → API object; webhooks (transaction.*) reuse it.
+// The transaction resource: its schemas (the API's and the transaction.* webhooks'), types, and the
+// row → resource mapping.
+
+import { type Static, Type } from 'typebox';
 import type { SolanaCluster } from '../../config.js';
-import type { TransactionStatus } from '../../storage/schema/transactions.js';
+import { Address, Lamports, NullableString, StringEnum, Timestamp } from '../../lib/json-schema.js';
+import { TRANSACTION_STATUSES, type TransactionStatus } from '../../storage/schema/transactions.js';
 import { buildBlinkUrl } from '../overrides/override-resource.js';
 
 /** A transaction row. Amounts may be decimal text and the time ISO text (as hot reads select them). */
@@ -20,22 +24,38 @@ export interface TransactionRecord {
   overrideTransfer: string | null;
 }
 
-export interface TransactionResource {
-  id: string;
-  signature: string | null;
-  vault: string;
-  destination: string;
-  amount: string;
-  status: TransactionStatus;
-  blockReason: string | null;
-  timestamp: string;
-  /** Executed transactions only. */
-  feeCollected?: string;
-  /** Blocked transactions that have an override only. */
-  blinkUrl?: string;
-  /** Detail only. */
-  explorerUrl?: string;
-}
+/** Why the program blocked a transfer, by its on-chain index. */
+export const BLOCK_REASONS = ['not_whitelisted', 'exceeded_daily_limit', 'insufficient_funds'] as const;
+export type BlockReason = (typeof BLOCK_REASONS)[number];
+
+const transactionFields = {
+  id: Type.String({ format: 'uuid' }),
+  signature: NullableString({ description: 'null for blocked and pending items in lists' }),
+  vault: Address('the vault address'),
+  destination: Address(),
+  amount: Lamports(),
+  status: StringEnum(TRANSACTION_STATUSES),
+  blockReason: NullableString({
+    description: 'not_whitelisted, exceeded_daily_limit or insufficient_funds; null unless blocked',
+  }),
+  timestamp: Timestamp('block time'),
+  feeCollected: Type.Optional(Lamports('executed transactions only')),
+  blinkUrl: Type.Optional(
+    Type.String({ format: 'uri', description: 'blocked transactions with an override only: its Blink' }),
+  ),
+};
+
+/** A list item, and the object of the `transaction.*` webhooks. */
+export const TransactionResource = Type.Object(transactionFields);
+export type TransactionResource = Static<typeof TransactionResource>;
+
+/** The detail (GET /api/transactions/:signature): the list item plus its signature and explorerUrl. */
+export const TransactionDetail = Type.Object({
+  ...transactionFields,
+  signature: Type.String({ description: 'base58 transaction signature' }),
+  explorerUrl: Type.String({ format: 'uri', description: 'the Solana Explorer page' }),
+});
+export type TransactionDetail = Static<typeof TransactionDetail>;
 
 export interface TransactionLinks {
   readonly publicBaseUrl: string;
@@ -43,7 +63,7 @@ export interface TransactionLinks {
 }
 
 /** The Solana Explorer page of a signature; mainnet-beta takes no cluster, localnet is `custom`. */
-export function buildExplorerUrl(signature: string, cluster: SolanaCluster): string {
+function buildExplorerUrl(signature: string, cluster: SolanaCluster): string {
   const base = `https://explorer.solana.com/tx/${signature}`;
   if (cluster === 'mainnet-beta') return base;
   return `${base}?cluster=${cluster === 'localnet' ? 'custom' : cluster}`;
@@ -77,11 +97,6 @@ export function toTransactionResource(
     });
   }
   return resource;
-}
-
-export interface TransactionDetail extends TransactionResource {
-  signature: string;
-  explorerUrl: string;
 }
 
 /** The detail (GET /api/transactions/:signature): the list item plus its signature and explorerUrl. */

@@ -10,6 +10,7 @@ import {
   toPageRequest,
   toPagination,
 } from '../../lib/pagination.js';
+import { isUuid } from '../../lib/uuid.js';
 import type { Database, Queryable } from '../../storage/database.js';
 import { type VaultRow, vaults } from '../../storage/schema/vaults.js';
 import type { ReadCache } from '../read-cache.js';
@@ -31,11 +32,9 @@ export interface VaultReadDeps {
   readonly readCache: ReadCache;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A vault by its address or its record uuid (a uuid's hyphens never occur in base58), or null. */
 export async function findVault(db: Queryable, idOrAddress: string): Promise<VaultRow | null> {
-  const column = UUID.test(idOrAddress) ? vaults.id : vaults.address;
+  const column = isUuid(idOrAddress) ? vaults.id : vaults.address;
   const [row] = await db.select().from(vaults).where(eq(column, idOrAddress)).limit(1);
   return row ?? null;
 }
@@ -47,8 +46,25 @@ export async function getVaultRow(db: Queryable, idOrAddress: string): Promise<V
   return row;
 }
 
-export function vaultNotFound(idOrAddress: string): AppError {
-  return new AppError('VAULT_NOT_FOUND', 'Vault not found', { vault: idOrAddress });
+/** Why the chain has no vault at an address the database knows. */
+export type VaultAccountProblem = 'account_not_found' | 'not_a_vault_account';
+
+const VAULT_ACCOUNT_PROBLEMS: Record<VaultAccountProblem, string> = {
+  account_not_found: 'The vault account does not exist on chain',
+  not_a_vault_account: 'The vault address does not hold a vault account on chain',
+};
+
+/** Every VAULT_NOT_FOUND: `details.vault` names it, `details.reason` says when the chain lacks it. */
+export function vaultNotFound(idOrAddress: string, onChain?: VaultAccountProblem, cause?: unknown): AppError {
+  if (onChain === undefined)
+    return new AppError('VAULT_NOT_FOUND', 'Vault not found', { vault: idOrAddress });
+  const details = { vault: idOrAddress, reason: onChain };
+  return new AppError(
+    'VAULT_NOT_FOUND',
+    VAULT_ACCOUNT_PROBLEMS[onChain],
+    details,
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 export function createVaultReadService(deps: VaultReadDeps) {
@@ -88,7 +104,7 @@ export function createVaultReadService(deps: VaultReadDeps) {
   }
 
   async function loadDetail(idOrAddress: string): Promise<VaultDetail> {
-    const row = UUID.test(idOrAddress)
+    const row = isUuid(idOrAddress)
       ? await findVault(db, idOrAddress)
       : ((await byAddress.execute({ address: idOrAddress }))[0] ?? null);
     if (row === null) throw vaultNotFound(idOrAddress);
@@ -96,7 +112,7 @@ export function createVaultReadService(deps: VaultReadDeps) {
   }
 
   const detailKey = (idOrAddress: string) =>
-    `vault:${UUID.test(idOrAddress) ? idOrAddress.toLowerCase() : idOrAddress}`;
+    `vault:${isUuid(idOrAddress) ? idOrAddress.toLowerCase() : idOrAddress}`;
 
   return {
     /** Vaults newest first (createdAt desc, then id), optionally of one owner. */

@@ -1,48 +1,59 @@
-// Vault row → API object; webhooks reuse these shapes (vault.created, vault.paused, vault.resumed).
+// The vault resource: its schema (the API's and the webhooks' vault.created, vault.paused,
+// vault.resumed), its type, and the row → resource mapping.
+import { type Static, Type } from 'typebox';
+import { Address, Lamports, NullableString, StringEnum, Timestamp } from '../../lib/json-schema.js';
 import type { VaultRow } from '../../storage/schema/vaults.js';
 
 /** VaultTier of the program, by its on-chain index. */
 export const VAULT_TIERS = ['personal', 'team', 'enterprise'] as const;
 export type VaultTier = (typeof VAULT_TIERS)[number];
 
-export interface VaultListItem {
-  id: string;
-  address: string;
-  authority: string;
-  agentSigner: string;
-  dailyLimit: string;
-  name: string;
-  createdAt: string;
-  transactionCount: number;
-  totalVolume: string;
-}
+const VaultAgentSigner = () =>
+  Type.String({ description: 'the agent allowed to spend (empty until the account is read)' });
 
-export interface VaultStats {
-  transactionCount: number;
-  totalVolume: string;
-  blockedCount: number;
-  avgTransactionSize: string;
-}
+export const VaultListItem = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  address: Address('the vault address (VaultConfig PDA)'),
+  authority: Address('the owner'),
+  agentSigner: VaultAgentSigner(),
+  dailyLimit: Lamports(),
+  name: Type.String(),
+  createdAt: Timestamp(),
+  transactionCount: Type.Integer({ description: 'transactions of every status' }),
+  totalVolume: Lamports('sum of executed amounts, lamports'),
+});
+export type VaultListItem = Static<typeof VaultListItem>;
 
-export interface VaultDetail {
-  id: string;
-  address: string;
-  depositAddress: string;
-  authority: string;
-  agentSigner: string;
-  dailyLimit: string;
-  spentToday: string;
-  /** Null until the VaultConfig account has been read. */
-  lastReset: string | null;
-  name: string;
-  paused: boolean;
-  whitelist: string[];
-  whitelistCount: number;
-  tier: VaultTier;
-  createdAt: string;
-  updatedAt: string;
-  stats: VaultStats;
-}
+const VaultStats = Type.Object({
+  transactionCount: Type.Integer({ description: 'transactions of every status' }),
+  totalVolume: Lamports('sum of executed amounts, lamports'),
+  blockedCount: Type.Integer(),
+  avgTransactionSize: Lamports('floor(totalVolume / executed count), "0" when none'),
+});
+type VaultStats = Static<typeof VaultStats>;
+
+export const VaultDetail = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  address: Address('the vault address (VaultConfig PDA)'),
+  depositAddress: Address('the vault-authority PDA that holds the SOL'),
+  authority: Address('the owner'),
+  agentSigner: VaultAgentSigner(),
+  dailyLimit: Lamports(),
+  spentToday: Lamports(),
+  lastReset: NullableString({
+    format: 'date-time',
+    description: 'start of the daily window; null until read',
+  }),
+  name: Type.String(),
+  paused: Type.Boolean(),
+  whitelist: Type.Array(Address(), { description: 'destinations the agent may pay' }),
+  whitelistCount: Type.Integer(),
+  tier: StringEnum(VAULT_TIERS),
+  createdAt: Timestamp(),
+  updatedAt: Timestamp(),
+  stats: VaultStats,
+});
+export type VaultDetail = Static<typeof VaultDetail>;
 
 /** The columns the serializers read (a full VaultRow satisfies it). */
 export type VaultRecord = Pick<
@@ -118,7 +129,7 @@ export function toVaultDetail(row: VaultRecord): VaultDetail {
 }
 
 /** Stats from the maintained counters: avgTransactionSize = floor(totalVolume / executed), "0" when none. */
-export function toVaultStats(
+function toVaultStats(
   row: Pick<VaultRecord, 'transactionCount' | 'executedCount' | 'blockedCount' | 'totalVolume'>,
 ): VaultStats {
   const average = row.executedCount === 0 ? 0n : row.totalVolume / BigInt(row.executedCount);

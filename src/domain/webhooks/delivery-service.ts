@@ -12,39 +12,8 @@ import {
 } from '../../storage/schema/index.js';
 import { TEST_EVENT } from './events.js';
 import { enqueueDelivery, notifyDeliveryWorkers } from './outbox.js';
+import type { Delivery, DeliveryAttempt, DeliveryPayload } from './webhook-resource.js';
 import type { PageQuery, WebhookService } from './webhook-service.js';
-
-export interface DeliveryAttempt {
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  responseBody: string | null;
-}
-
-/** What is signed and sent: the body is this plus `signature`. */
-export interface DeliveryPayload {
-  id: string;
-  event: string;
-  timestamp: string;
-  data: Record<string, unknown>;
-}
-
-export interface Delivery {
-  id: string;
-  webhookId: string;
-  event: string;
-  status: DeliveryStatus;
-  attemptCount: number;
-  nextAttemptAt: string | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: string;
-  completedAt: string | null;
-  payload: DeliveryPayload;
-  attempts: DeliveryAttempt[];
-}
 
 export interface DeliveryServiceDeps {
   readonly db: Database;

@@ -6,6 +6,7 @@ import { type Pagination, pageOffset, toPageRequest, toPagination } from '../../
 import type { Database, Queryable, Tx } from '../../storage/database.js';
 import { vaults, type WebhookRow, webhooks } from '../../storage/schema/index.js';
 import { assertVaultOwner } from '../auth/ownership.js';
+import { vaultNotFound } from '../vaults/vault-reads.js';
 import {
   type ConfirmationMail,
   type ConfirmationMailer,
@@ -18,27 +19,11 @@ import type { WebhookEvent } from './events.js';
 import type { SecretBox } from './secret-box.js';
 import { generateWebhookSecret } from './signatures.js';
 import { mailtoAddress, parseSubscriptionUrl, type UrlPolicy } from './subscription-url.js';
+import type { Webhook, WebhookWithSecret } from './webhook-resource.js';
 
 export const MAX_WEBHOOKS_PER_OWNER = 100;
 /** How long the secret before a rotation keeps signing alongside the new one. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
-
-export interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  vault: string | null;
-  active: boolean;
-  /** False for a `mailto:` address whose recipient has not confirmed yet; nothing is sent until then. */
-  verified: boolean;
-  disabledReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface WebhookWithSecret extends Webhook {
-  secret: string;
-}
 
 export interface WebhookServiceDeps {
   readonly db: Database;
@@ -137,7 +122,7 @@ async function findVaultOwnedBy(
     .from(vaults)
     .where(eq(vaults.address, address))
     .limit(1);
-  if (vault === undefined) throw new AppError('VAULT_NOT_FOUND', 'Vault not found', { vault: address });
+  if (vault === undefined) throw vaultNotFound(address);
   assertVaultOwner(owner, vault.authority);
   return vault;
 }

@@ -1,5 +1,7 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { Address, errorResponses } from '../schemas/common.js';
+import { SignMessageData, signMessageFields } from '../../domain/actions/sign-message-data.js';
+import { Address } from '../../lib/json-schema.js';
+import { errorResponses } from '../schemas/common.js';
 import { SharedLinkQuery } from './overrides.schemas.js';
 
 export const ActionParams = Type.Object({
@@ -64,25 +66,11 @@ export const TransactionResponse = Type.Object({
   message: Type.String(),
 });
 
-// The response copy checks no formats: the serializer would only warn about the custom one.
-const signMessageFields = (address: ReturnType<typeof Type.String>) =>
-  Type.Object(
-    {
-      domain: Type.String({ maxLength: 255 }),
-      address,
-      statement: Type.String({ maxLength: 1000 }),
-      nonce: Type.String({ maxLength: 64 }),
-      issuedAt: Type.String({ maxLength: 64 }),
-      chainId: Type.Optional(Type.String({ maxLength: 100 })),
-    },
-    { additionalProperties: false, description: 'Actions spec SignMessageData' },
-  );
-export const SignMessageData = signMessageFields(Address());
-
 const PostResponse = Type.Object({ type: Type.Literal('post'), message: Type.String() });
 
 const SignMessageResponse = Type.Object({
   type: Type.Literal('message'),
+  // The response copy checks no formats: the serializer would only warn about the custom one.
   data: signMessageFields(Type.String({ description: 'base58 address that must sign' })),
   state: Type.String({ description: 'relay unchanged to links.next' }),
   links: Type.Object({

@@ -1,5 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { Address } from '../schemas/common.js';
+import { Address } from '../../lib/json-schema.js';
 
 export const AuthVerifyResponse = Type.Object({
   wallet: Address('the address the headers authenticate'),

@@ -1,5 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { Address } from '../schemas/common.js';
+import { Address } from '../../lib/json-schema.js';
 
 export const EventStreamQuery = Type.Object(
   { vault: Type.Optional(Address('only the events of this vault')) },

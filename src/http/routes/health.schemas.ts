@@ -1,5 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { Timestamp } from '../schemas/common.js';
+import { Timestamp } from '../../lib/json-schema.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);

@@ -1,17 +1,14 @@
 import { Type } from '@fastify/type-provider-typebox';
+import { OverrideResource } from '../../domain/overrides/override-resource.js';
+import { Address, Signature } from '../../lib/json-schema.js';
+import { Pagination } from '../../lib/pagination.js';
 import { OVERRIDE_STATUSES } from '../../storage/schema/overrides.js';
-import { Address, Lamports, Pagination, PaginationQuery, Signature, Timestamp } from '../schemas/common.js';
-import { NullableString, StringEnum } from '../schemas/json-types.js';
+import { VaultStatusListQuery } from '../schemas/common.js';
 
-export const OverrideListQuery = Type.Object(
-  {
-    vault: Type.Optional(Address('only overrides of this vault (its address)')),
-    status: Type.Optional(StringEnum(OVERRIDE_STATUSES)),
-    page: Type.Optional(PaginationQuery.page),
-    limit: Type.Optional(PaginationQuery.limit),
-  },
-  { additionalProperties: false },
-);
+/** The route response of one override (the domain's resource schema). */
+export { OverrideResource as Override };
+
+export const OverrideListQuery = VaultStatusListQuery('overrides', OVERRIDE_STATUSES);
 
 export const OverrideParams = Type.Object({
   vault: Address('the vault address'),
@@ -35,38 +32,4 @@ export const OverrideAddressQuery = Type.Object(transferParam, { additionalPrope
 /** The same address on links people and wallets follow, which may carry parameters of their own. */
 export const SharedLinkQuery = Type.Object(transferParam, { additionalProperties: true });
 
-export const Override = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  vaultId: Type.String({ format: 'uuid', description: 'the vault record id' }),
-  vault: Address('the vault address'),
-  nonce: Type.String({
-    pattern: '^[0-9]+$',
-    description:
-      'the override nonce its blocked transfer announced; with transferSignature it identifies the request within its vault',
-  }),
-  transferSignature: NullableString({
-    description:
-      'the blocked transaction this request lets through; null for an override created on chain without one',
-  }),
-  chainNonce: NullableString({
-    description:
-      'the nonce of its on-chain PendingOverride once created (the chain may give a later nonce than announced)',
-  }),
-  destination: Address(),
-  amount: Lamports(),
-  blockReason: NullableString({
-    description:
-      'why the program blocked the transfer that asked for it (not_whitelisted, exceeded_daily_limit, insufficient_funds); null when the owner requested it',
-  }),
-  status: StringEnum(OVERRIDE_STATUSES),
-  expiresAt: Timestamp(),
-  createdAt: Timestamp(),
-  expired: Type.Boolean({ description: 'pending and past expiresAt: it can no longer be approved' }),
-  blinkUrl: Type.String({ format: 'uri', description: 'its Blink (Solana Action) metadata' }),
-  approvalUrl: Type.String({
-    format: 'uri',
-    description: 'the approval page for a plain browser, where a wallet approves or rejects it',
-  }),
-});
-
-export const OverrideList = Type.Object({ overrides: Type.Array(Override), pagination: Pagination });
+export const OverrideList = Type.Object({ overrides: Type.Array(OverrideResource), pagination: Pagination });

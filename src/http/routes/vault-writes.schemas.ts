@@ -1,7 +1,7 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { Address, LamportsInput } from '../schemas/common.js';
-import { NullableString } from '../schemas/json-types.js';
-import { VaultDetail } from './vaults.schemas.js';
+import { VaultDetail } from '../../domain/vaults/vault-resource.js';
+import { Address, NullableString } from '../../lib/json-schema.js';
+import { LamportsInput } from '../schemas/common.js';
 
 const VaultName = (description: string) => Type.String({ minLength: 1, maxLength: 50, description });
 

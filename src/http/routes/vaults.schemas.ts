@@ -1,11 +1,14 @@
 import { Format, Type } from '@fastify/type-provider-typebox';
-import { VAULT_TIERS } from '../../domain/vaults/vault-resource.js';
+import { VaultDetail, VaultListItem } from '../../domain/vaults/vault-resource.js';
 import { isBase58Address } from '../../lib/base58.js';
-import { Address, Lamports, Pagination, PaginationQuery, Timestamp } from '../schemas/common.js';
-import { NullableString, StringEnum } from '../schemas/json-types.js';
+import { Address } from '../../lib/json-schema.js';
+import { Pagination } from '../../lib/pagination.js';
+import { isUuid } from '../../lib/uuid.js';
+import { PaginationQuery } from '../schemas/common.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-Format.Set('vault-id', (value) => UUID.test(value) || isBase58Address(value));
+export { VaultDetail };
+
+Format.Set('vault-id', (value) => isUuid(value) || isBase58Address(value));
 
 export const VaultListQuery = Type.Object(
   {
@@ -25,43 +28,4 @@ export const VaultParams = Type.Object({
   }),
 });
 
-export const VaultListItem = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  address: Address('the vault address (VaultConfig PDA)'),
-  authority: Address('the owner'),
-  agentSigner: Type.String({ description: 'the agent allowed to spend (empty until the account is read)' }),
-  dailyLimit: Lamports(),
-  name: Type.String(),
-  createdAt: Timestamp(),
-  transactionCount: Type.Integer({ description: 'transactions of every status' }),
-  totalVolume: Lamports('sum of executed amounts, lamports'),
-});
-
 export const VaultList = Type.Object({ vaults: Type.Array(VaultListItem), pagination: Pagination });
-
-export const VaultDetail = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  address: Address('the vault address (VaultConfig PDA)'),
-  depositAddress: Address('the vault-authority PDA that holds the SOL'),
-  authority: Address('the owner'),
-  agentSigner: Type.String({ description: 'the agent allowed to spend (empty until the account is read)' }),
-  dailyLimit: Lamports(),
-  spentToday: Lamports(),
-  lastReset: NullableString({
-    format: 'date-time',
-    description: 'start of the daily window; null until read',
-  }),
-  name: Type.String(),
-  paused: Type.Boolean(),
-  whitelist: Type.Array(Address(), { description: 'destinations the agent may pay' }),
-  whitelistCount: Type.Integer(),
-  tier: StringEnum(VAULT_TIERS),
-  createdAt: Timestamp(),
-  updatedAt: Timestamp(),
-  stats: Type.Object({
-    transactionCount: Type.Integer({ description: 'transactions of every status' }),
-    totalVolume: Lamports('sum of executed amounts, lamports'),
-    blockedCount: Type.Integer(),
-    avgTransactionSize: Lamports('floor(totalVolume / executed count), "0" when none'),
-  }),
-});

@@ -1,29 +1,12 @@
-// Schemas shared by every route: the error envelope, pagination, addresses, lamports, timestamps.
-import { Format, Type } from '@fastify/type-provider-typebox';
-import { isSolanaAddress } from '../../lib/address.js';
-import { base58DecodedLength } from '../../lib/base58.js';
-
-Format.Set('solana-address', (value) => isSolanaAddress(value));
-Format.Set(
-  'solana-signature',
-  (value) => value.length >= 64 && value.length <= 88 && base58DecodedLength(value) === 64,
-);
-
-export const Signature = (description = 'base58 transaction signature') =>
-  Type.String({ format: 'solana-signature', minLength: 64, maxLength: 88, description });
-
-export const Address = (description = 'base58 32-byte public key') =>
-  Type.String({ format: 'solana-address', minLength: 32, maxLength: 44, description });
-
-export const Lamports = (description = 'lamports, decimal integer string') =>
-  Type.String({ pattern: '^[0-9]+$', description });
+// Schemas shared by every route: the error envelope, pagination query, lamport input, error responses.
+// Resource building blocks (addresses, lamports, timestamps) are in lib/json-schema.ts.
+import { Type } from '@fastify/type-provider-typebox';
+import { Address, StringEnum } from '../../lib/json-schema.js';
+import { DEFAULT_LIMIT, DEFAULT_PAGE } from '../../lib/pagination.js';
 
 /** A lamport amount in a request: a safe JSON integer or a decimal string (range checked in the domain). */
 export const LamportsInput = (description = 'lamports: a JSON integer or a decimal string, 1..2^64-1') =>
   Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[0-9]{1,20}$' })], { description });
-
-export const Timestamp = (description = 'ISO 8601 UTC with milliseconds') =>
-  Type.String({ format: 'date-time', description });
 
 export const ErrorEnvelope = Type.Object(
   {
@@ -36,16 +19,21 @@ export const ErrorEnvelope = Type.Object(
 );
 
 export const PaginationQuery = {
-  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: DEFAULT_PAGE }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_LIMIT }),
 };
 
-export const Pagination = Type.Object({
-  page: Type.Integer(),
-  limit: Type.Integer(),
-  total: Type.Integer(),
-  pages: Type.Integer(),
-});
+/** The query of a resource list filtered by vault and status: `?vault=&status=&page=&limit=`. */
+export const VaultStatusListQuery = <const T extends readonly string[]>(resource: string, statuses: T) =>
+  Type.Object(
+    {
+      vault: Type.Optional(Address(`only ${resource} of this vault (its address)`)),
+      status: Type.Optional(StringEnum(statuses)),
+      page: Type.Optional(PaginationQuery.page),
+      limit: Type.Optional(PaginationQuery.limit),
+    },
+    { additionalProperties: false },
+  );
 
 /** Error responses every route may give, by status. */
 export function errorResponses(...statuses: number[]) {

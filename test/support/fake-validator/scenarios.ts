@@ -15,7 +15,9 @@ import {
   createVaultInstruction,
 } from '../../../src/chain/instructions.js';
 import { findPendingOverrideAddress } from '../../../src/chain/pdas.js';
-import { type BlockReason, SYSTEM_PROGRAM_ADDRESS, type VaultTier } from '../../../src/chain/program.js';
+import { SYSTEM_PROGRAM_ADDRESS } from '../../../src/chain/program.js';
+import type { BlockReason } from '../../../src/domain/transactions/transaction-resource.js';
+import type { VaultTier } from '../../../src/domain/vaults/vault-resource.js';
 import { executeTransaction, type TransactionInput } from './executor.js';
 import {
   type LedgerState,

@@ -1,12 +1,9 @@
 import type { Address } from '@solana/kit';
 import type { KnownProgramEvent } from '../../../src/chain/events.js';
 import { type DecodedInstruction, INSTRUCTION_ACCOUNTS } from '../../../src/chain/instructions.js';
-import {
-  type BlockReason,
-  PROGRAM_ERRORS,
-  type ProgramErrorName,
-  type VaultTier,
-} from '../../../src/chain/program.js';
+import { PROGRAM_ERRORS, type ProgramErrorName } from '../../../src/chain/program.js';
+import type { BlockReason } from '../../../src/domain/transactions/transaction-resource.js';
+import type { VaultTier } from '../../../src/domain/vaults/vault-resource.js';
 import type { LedgerState, TxInstruction, VaultEntry } from './state.js';
 
 /** The vault program's shared checks and effects (constraints, policy, payouts, errors). */

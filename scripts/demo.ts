@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { WEBHOOK_EVENTS } from '../src/domain/webhooks/events.js';
+import { WEBHOOK_EVENTS } from '../src/domain/webhooks/webhook-events.js';
 import { startFakeValidator } from '../test/support/fake-validator/index.js';
 import { createOwner } from './demo/owner.js';
 import {

@@ -18,8 +18,8 @@ import { walletAuthPlugin } from './http/plugins/wallet-auth.js';
 import { actionsRoutes } from './http/routes/actions.routes.js';
 import { analyticsRoutes } from './http/routes/analytics.routes.js';
 import { authRoutes } from './http/routes/auth.routes.js';
-import { eventRoutes } from './http/routes/events.routes.js';
 import { healthRoutes } from './http/routes/health.routes.js';
+import { liveFeedRoutes } from './http/routes/live-feed.routes.js';
 import { metricsRoutes } from './http/routes/metrics.routes.js';
 import { overrideRoutes } from './http/routes/overrides.routes.js';
 import { pagesRoutes } from './http/routes/pages.routes.js';
@@ -117,7 +117,7 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Ser
   await app.register(metricsRoutes, { metrics: deps.metrics });
   await app.register(probeRoutes, { readiness: services.readiness, eventLoopDelay: services.eventLoopDelay });
   await app.register(actionsRoutes, { actions: services.actions });
-  await app.register(eventRoutes, { feed: services.eventFeed, maxStreams: deps.config.sseMaxStreams });
+  await app.register(liveFeedRoutes, { feed: services.liveFeed, maxStreams: deps.config.sseMaxStreams });
   await app.register(vaultRoutes, { vaults: services.vaults });
   await app.register(vaultWriteRoutes, { vaultWrites: services.vaultWrites });
   await app.register(authRoutes);

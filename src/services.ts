@@ -9,9 +9,9 @@ import { type ActionService, createActionService } from './domain/actions/action
 import { type AnalyticsService, createAnalyticsService } from './domain/analytics/analytics.js';
 import { createDatabaseClaimStore } from './domain/auth/replay-guard-store.js';
 import { createWalletAuth, type WalletAuth } from './domain/auth/wallet-auth.js';
-import { createEventFeed, type EventFeed } from './domain/events/event-feed.js';
 import { createHealthService, type HealthService } from './domain/health/health.js';
 import { createReadinessService, type ReadinessService } from './domain/health/readiness.js';
+import { createLiveFeed, type LiveFeed } from './domain/live-feed/live-feed.js';
 import { createOverrideReadService, type OverrideReadService } from './domain/overrides/override-reads.js';
 import { createReadCache, type ReadCache } from './domain/read-cache.js';
 import {
@@ -40,7 +40,7 @@ export interface Services {
   readonly actions: ActionService;
   readonly webhooks: WebhookService;
   readonly deliveries: DeliveryService;
-  readonly eventFeed: EventFeed;
+  readonly liveFeed: LiveFeed;
   readonly health: HealthService;
   readonly readiness: ReadinessService;
   /** The one event-loop monitor of the process (/livez). */
@@ -70,7 +70,7 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
     publicBaseUrl: config.publicBaseUrl,
   });
   const actions = createActionService({ ...deps, chain: approvalChain });
-  const eventFeed = createEventFeed({ storage });
+  const liveFeed = createLiveFeed({ storage });
   const eventLoopDelay = createEventLoopDelay();
   return {
     readCache,
@@ -120,12 +120,12 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
     actions,
     webhooks,
     deliveries: createDeliveryService({ db: storage.db, clock, webhooks }),
-    eventFeed,
+    liveFeed,
     health: createHealthService({ ...deps, version: config.version }),
     readiness: createReadinessService({ ...deps, roles: config.roles }),
     eventLoopDelay,
     async close() {
-      eventFeed.close();
+      liveFeed.close();
       eventLoopDelay.close();
       await actions.close();
     },

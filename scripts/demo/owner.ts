@@ -1,7 +1,7 @@
 // The demo's vault owner: calls the real API with wallet-signed requests, signs the transactions the
 // service builds, and sends them to the (simulated) chain, as an owner's wallet would.
 import type { Address } from '@solana/kit';
-import { decodeTransactionBase64 } from '../../src/chain/transactions.js';
+import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { createTestWallet, fetchSigned, type TestWallet } from '../../test/support/wallet.js';
 
 export interface Owner {

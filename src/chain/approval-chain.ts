@@ -8,7 +8,7 @@ import {
   buildExecuteApprovedOverrideInstruction,
 } from './instructions.js';
 import { findPendingOverrideAddress, findTreasuryAddress } from './pdas.js';
-import { buildUnsignedTransaction } from './transactions.js';
+import { buildUnsignedTransaction } from './solana-transactions.js';
 
 export const approvalChain: ApprovalChain = {
   findPendingOverrideAddress,

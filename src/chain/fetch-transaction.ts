@@ -3,8 +3,8 @@
 import type { Address, Signature } from '@solana/kit';
 import type { ChainTransaction } from '../domain/ingestion/types.js';
 import { sleep, withRetry } from './backoff.js';
-import { decodeEvent } from './events.js';
 import { parseProgramLogs } from './log-parser.js';
+import { decodeProgramEvent } from './program-events.js';
 import type { SolanaRpc } from './rpc.js';
 
 export async function fetchProgramTransaction(
@@ -31,7 +31,7 @@ export async function fetchProgramTransaction(
     events: parsed.events.map((event) => ({
       index: event.index,
       instruction: event.instruction,
-      ...decodeEvent(event.bytes),
+      ...decodeProgramEvent(event.bytes),
     })),
   };
 }

@@ -4,7 +4,7 @@ import { type Address, getAddressDecoder, getBase58Decoder } from '@solana/kit';
 import { decodeInstruction } from './instruction-codecs.js';
 import { findVaultAddress, findVaultAuthorityAddress } from './pdas.js';
 import { DEFAULT_PROGRAM_ID } from './program.js';
-import { decodeTransactionBase64 } from './transactions.js';
+import { decodeTransactionBase64 } from './solana-transactions.js';
 import { createVaultTransactionBuilder } from './vault-transaction-builder.js';
 
 const addr = (fill: number): Address => getAddressDecoder().decode(new Uint8Array(32).fill(fill));

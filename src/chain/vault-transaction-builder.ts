@@ -12,7 +12,7 @@ import {
   buildUpdateDailyLimitInstruction,
 } from './instructions.js';
 import { findVaultAddress, findVaultAuthorityAddress } from './pdas.js';
-import { buildUnsignedTransaction } from './transactions.js';
+import { buildUnsignedTransaction } from './solana-transactions.js';
 
 export function createVaultTransactionBuilder(programId: Address): VaultTransactionBuilder {
   return {

@@ -2,7 +2,7 @@
 // Request and response types are the route schemas' own (type-only imports: nothing of the server is
 // bundled).
 import type { Static } from 'typebox';
-import type { FeedEvent } from '../domain/events/event-feed.js';
+import type { FeedEvent } from '../domain/live-feed/live-feed.js';
 import type {
   ActionMetadataResponse,
   ActionPostBody,
@@ -52,7 +52,7 @@ import {
   type TransportOptions,
 } from './transport.js';
 
-export type { FeedEvent } from '../domain/events/event-feed.js';
+export type { FeedEvent } from '../domain/live-feed/live-feed.js';
 export { fromBase58, toBase58 } from './encoding.js';
 export { buildSignMessageText, type SignMessageData } from './sign-message.js';
 export type { KitMessagePartialSigner, MessageSigner, WalletStandardSignMessage } from './signers.js';

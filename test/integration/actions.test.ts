@@ -12,7 +12,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Cache } from '../../src/cache/cache.js';
 import { vaultTag } from '../../src/cache/tags.js';
-import { decodeTransactionBase64 } from '../../src/chain/transactions.js';
+import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { actionNonces, blinks, overrides, vaults, webhooks } from '../../src/storage/schema/index.js';
 import { createTestApp, createTestCache } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';

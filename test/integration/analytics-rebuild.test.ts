@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { toJson } from '../../src/chain/events.js';
+import { toJson } from '../../src/chain/program-events.js';
 import { rebuildDailyMetrics } from '../../src/domain/analytics/daily-metrics-rebuild.js';
 import type { Database } from '../../src/storage/database.js';
 import { chainEvents, type VaultRow } from '../../src/storage/schema/index.js';

@@ -6,7 +6,7 @@ import { createChainReader } from '../../src/chain/chain-reader.js';
 import { readTransaction } from '../../src/chain/fetch-transaction.js';
 import { createIngestionService } from '../../src/domain/ingestion/apply-signature.js';
 import { cursorName } from '../../src/domain/ingestion/cursor.js';
-import { WEBHOOK_EVENTS } from '../../src/domain/webhooks/events.js';
+import { WEBHOOK_EVENTS } from '../../src/domain/webhooks/webhook-events.js';
 import {
   blinks,
   chainEvents,

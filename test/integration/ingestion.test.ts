@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { asc, eq } from 'drizzle-orm';
 import { findVaultAuthorityAddress } from '../../src/chain/pdas.js';
-import { WEBHOOK_EVENTS } from '../../src/domain/webhooks/events.js';
+import { WEBHOOK_EVENTS } from '../../src/domain/webhooks/webhook-events.js';
 import {
   blinks,
   chainEvents,

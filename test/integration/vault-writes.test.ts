@@ -6,7 +6,7 @@ import { type Address, address, getAddressEncoder, getProgramDerivedAddress } fr
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../src/app-deps.js';
-import { type DecodedTransaction, decodeTransactionBase64 } from '../../src/chain/transactions.js';
+import { type DecodedTransaction, decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { vaults } from '../../src/storage/schema/index.js';
 import { createTestApp, createTestCache } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';

@@ -12,7 +12,7 @@ import {
 import { getBase58Decoder } from '@solana/kit';
 import { createElement } from 'react';
 import { act, create, type ReactTestRenderer } from 'react-test-renderer';
-import { decodeTransactionBase64 } from '../../src/chain/transactions.js';
+import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { waitFor } from './wait.js';
 import type { TestWallet } from './wallet.js';
 

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { asc, eq } from 'drizzle-orm';
 import type { AppDeps } from '../../src/app-deps.js';
-import { WEBHOOK_EVENTS, type WebhookEvent } from '../../src/domain/webhooks/events.js';
 import { enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
 import { generateWebhookSecret } from '../../src/domain/webhooks/signatures.js';
+import { WEBHOOK_EVENTS, type WebhookEvent } from '../../src/domain/webhooks/webhook-events.js';
 import { runDeliveryWorker } from '../../src/jobs/worker.js';
 import {
   type DeliveryStatus,

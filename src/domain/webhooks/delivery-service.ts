@@ -10,8 +10,8 @@ import {
   webhookAttempts,
   webhookDeliveries,
 } from '../../storage/schema/index.js';
-import { TEST_EVENT } from './events.js';
 import { enqueueDelivery, notifyDeliveryWorkers } from './outbox.js';
+import { TEST_EVENT } from './webhook-events.js';
 import type { Delivery, DeliveryAttempt, DeliveryPayload } from './webhook-resource.js';
 import type { PageQuery, WebhookService } from './webhook-service.js';
 

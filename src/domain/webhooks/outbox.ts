@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../storage/database.js';
-import type { WebhookEvent } from './events.js';
+import type { WebhookEvent } from './webhook-events.js';
 
 /** NOTIFY channel that wakes delivery workers when rows are enqueued (delivered at commit). */
 export const DELIVERY_CHANNEL = 'vaultkeeper_deliveries';

@@ -3,7 +3,7 @@
 import { type Static, Type } from 'typebox';
 import { NullableString, StringEnum, Timestamp } from '../../lib/json-schema.js';
 import { DELIVERY_STATUSES } from '../../storage/schema/webhooks.js';
-import { TEST_EVENT } from './events.js';
+import { TEST_EVENT } from './webhook-events.js';
 
 const NullableInteger = (description?: string) =>
   Type.Unsafe<number | null>({ type: ['integer', 'null'], ...(description ? { description } : {}) });

@@ -15,10 +15,10 @@ import {
   isConfirmationUsable,
   lockKey,
 } from './confirmations.js';
-import type { WebhookEvent } from './events.js';
 import type { SecretBox } from './secret-box.js';
 import { generateWebhookSecret } from './signatures.js';
 import { mailtoAddress, parseSubscriptionUrl, type UrlPolicy } from './subscription-url.js';
+import type { WebhookEvent } from './webhook-events.js';
 import type { Webhook, WebhookWithSecret } from './webhook-resource.js';
 
 export const MAX_WEBHOOKS_PER_OWNER = 100;

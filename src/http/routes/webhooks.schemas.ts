@@ -1,6 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { WEBHOOK_EVENTS } from '../../domain/webhooks/events.js';
 import { MAX_URL_LENGTH } from '../../domain/webhooks/subscription-url.js';
+import { WEBHOOK_EVENTS } from '../../domain/webhooks/webhook-events.js';
 import {
   Delivery,
   DeliveryStatus,

@@ -1,11 +1,11 @@
 import type { Address } from '@solana/kit';
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS, SYSTEM_PROGRAM_ADDRESS } from '../../../src/chain/program.js';
 import {
-  decodeEvent,
-  encodeEvent,
+  decodeProgramEvent,
+  encodeProgramEvent,
   type KnownProgramEvent,
   type ProgramEvent,
-} from '../../../src/chain/events.js';
-import { COMPUTE_BUDGET_PROGRAM_ADDRESS, SYSTEM_PROGRAM_ADDRESS } from '../../../src/chain/program.js';
+} from '../../../src/chain/program-events.js';
 import {
   type InnerInstruction,
   type LedgerState,
@@ -140,7 +140,7 @@ export async function executeTransaction(
           log: (line) => logs.push(line),
           emit: (event: KnownProgramEvent) => {
             events.push(event);
-            logs.push(`Program data: ${Buffer.from(encodeEvent(event)).toString('base64')}`);
+            logs.push(`Program data: ${Buffer.from(encodeProgramEvent(event)).toString('base64')}`);
           },
           transfer: (from, to, lamports) => {
             logs.push(
@@ -225,7 +225,7 @@ export async function executeTransaction(
 function scriptedEvents(lines: readonly string[]): ProgramEvent[] {
   return lines
     .filter((line) => line.startsWith('Program data: '))
-    .map((line) => decodeEvent(new Uint8Array(Buffer.from(line.slice(14), 'base64'))));
+    .map((line) => decodeProgramEvent(new Uint8Array(Buffer.from(line.slice(14), 'base64'))));
 }
 
 function truncateLogs(logs: string[], afterEvents: number | undefined): string[] {

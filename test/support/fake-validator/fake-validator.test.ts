@@ -12,7 +12,6 @@ import {
   signTransaction,
 } from '@solana/kit';
 import { parseVaultConfigAccount } from '../../../src/chain/accounts.js';
-import { decodeEvent } from '../../../src/chain/events.js';
 import {
   buildApproveOverrideInstruction,
   buildCreateOverrideInstruction,
@@ -20,7 +19,8 @@ import {
   decodeInstruction,
 } from '../../../src/chain/instructions.js';
 import { parseProgramLogs } from '../../../src/chain/log-parser.js';
-import { buildUnsignedTransaction, decodeTransactionBase64 } from '../../../src/chain/transactions.js';
+import { decodeProgramEvent } from '../../../src/chain/program-events.js';
+import { buildUnsignedTransaction, decodeTransactionBase64 } from '../../../src/chain/solana-transactions.js';
 import { type FakeValidator, startFakeValidator } from './index.js';
 import { randomAddress } from './scenarios.js';
 
@@ -92,7 +92,7 @@ describe('fake validator through @solana/kit', () => {
     const { events, truncated } = parseProgramLogs(tx.meta?.logMessages ?? [], fv.programId);
     assert.equal(truncated, false);
     assert.equal(events[0]?.instruction, 'ExecuteAgent');
-    assert.deepEqual(decodeEvent(events[0]?.bytes ?? new Uint8Array()), {
+    assert.deepEqual(decodeProgramEvent(events[0]?.bytes ?? new Uint8Array()), {
       name: 'TransactionExecuted',
       data: {
         vault,
@@ -122,7 +122,7 @@ describe('fake validator through @solana/kit', () => {
     assert.deepEqual(tx?.meta?.err, { InstructionError: [0n, { Custom: 12001n }] });
     assert.ok(tx?.meta?.logMessages?.at(-1)?.endsWith('failed: custom program error: 0x2ee1'));
     const [event] = parseProgramLogs(tx?.meta?.logMessages ?? [], fv.programId).events;
-    const decoded = decodeEvent(event?.bytes ?? new Uint8Array());
+    const decoded = decodeProgramEvent(event?.bytes ?? new Uint8Array());
     assert.equal(decoded.name === 'TransactionBlocked' && decoded.data.overrideNonce, 0n);
     // A failed transaction changes nothing: the announced nonce is still the vault's current one.
     assert.equal(fv.getVault(vault)?.config.overrideNonce, 0n);

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Address, Instruction } from '@solana/kit';
-import { encodeEvent, type ProgramEvent } from '../../../src/chain/events.js';
 import {
   buildAddToWhitelistInstruction,
   buildApproveOverrideInstruction,
@@ -16,6 +15,7 @@ import {
 } from '../../../src/chain/instructions.js';
 import { findPendingOverrideAddress } from '../../../src/chain/pdas.js';
 import { SYSTEM_PROGRAM_ADDRESS } from '../../../src/chain/program.js';
+import { encodeProgramEvent, type ProgramEvent } from '../../../src/chain/program-events.js';
 import type { BlockReason } from '../../../src/domain/transactions/transaction-resource.js';
 import type { VaultTier } from '../../../src/domain/vaults/vault-resource.js';
 import { executeTransaction, type TransactionInput } from './executor.js';
@@ -245,7 +245,7 @@ export function createScenarios(state: LedgerState, treasury: Address) {
         accounts: [{ address: programId, isSigner: false, isWritable: false }],
         data: new Uint8Array([1]),
       };
-      const line = `Program data: ${Buffer.from(encodeEvent(event)).toString('base64')}`;
+      const line = `Program data: ${Buffer.from(encodeProgramEvent(event)).toString('base64')}`;
       const scriptedLogs = new Map([[0, ['Program log: Instruction: Forge', line]]]);
       return run({ feePayer: randomAddress(), instructions: [ix], scriptedLogs }, true);
     },

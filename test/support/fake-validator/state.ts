@@ -6,8 +6,8 @@ import {
   type PendingOverride,
   type VaultConfig,
 } from '../../../src/chain/accounts.js';
-import type { ProgramEvent } from '../../../src/chain/events.js';
 import { SYSTEM_PROGRAM_ADDRESS } from '../../../src/chain/program.js';
+import type { ProgramEvent } from '../../../src/chain/program-events.js';
 
 /** The fake validator's ledger: balances, the vault program's accounts, transactions and their indexes. */
 

@@ -1,7 +1,7 @@
 import type { Address } from '@solana/kit';
-import type { KnownProgramEvent } from '../../../src/chain/events.js';
 import { type DecodedInstruction, INSTRUCTION_ACCOUNTS } from '../../../src/chain/instructions.js';
 import { PROGRAM_ERRORS, type ProgramErrorName } from '../../../src/chain/program.js';
+import type { KnownProgramEvent } from '../../../src/chain/program-events.js';
 import type { BlockReason } from '../../../src/domain/transactions/transaction-resource.js';
 import type { VaultTier } from '../../../src/domain/vaults/vault-resource.js';
 import type { LedgerState, TxInstruction, VaultEntry } from './state.js';

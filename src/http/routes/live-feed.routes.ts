@@ -1,9 +1,9 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { EventFeed, FeedEvent } from '../../domain/events/event-feed.js';
+import type { FeedEvent, LiveFeed } from '../../domain/live-feed/live-feed.js';
 import { AppError } from '../../errors.js';
-import { EventStreamHeaders, EventStreamQuery } from './events.schemas.js';
+import { EventStreamHeaders, EventStreamQuery } from './live-feed.schemas.js';
 
 const HEARTBEAT_MS = 15_000;
 /** Open streams one client address may hold at once. */
@@ -46,7 +46,7 @@ function createStreamSlots(perClient: number, total: number) {
 
 const frame = (event: FeedEvent) => `id: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`;
 
-export const eventRoutes: FastifyPluginAsyncTypebox<{ feed: EventFeed; maxStreams: number }> = async (
+export const liveFeedRoutes: FastifyPluginAsyncTypebox<{ feed: LiveFeed; maxStreams: number }> = async (
   app,
   { feed, maxStreams },
 ) => {

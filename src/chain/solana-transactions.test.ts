@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { type Address, getAddressDecoder, getBase58Decoder } from '@solana/kit';
 import { buildApproveOverrideInstruction, buildPauseVaultInstruction } from './instructions.js';
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS, DEFAULT_PROGRAM_ID } from './program.js';
-import { buildUnsignedTransaction, decodeTransactionBase64 } from './transactions.js';
+import { buildUnsignedTransaction, decodeTransactionBase64 } from './solana-transactions.js';
 
 const addr = (fill: number): Address => getAddressDecoder().decode(new Uint8Array(32).fill(fill));
 const latestBlockhash = {

@@ -110,7 +110,7 @@ function toBase64(bytes: ReadonlyUint8Array): string {
  * Trailing bytes after the known fields are tolerated so that fields appended by a program upgrade
  * do not hide the event.
  */
-export function decodeEvent(bytes: ReadonlyUint8Array): ProgramEvent {
+export function decodeProgramEvent(bytes: ReadonlyUint8Array): ProgramEvent {
   const discriminator = toHex(bytes.subarray(0, 8));
   const name = bytes.length >= 8 ? EVENT_NAME_BY_DISCRIMINATOR.get(discriminator) : undefined;
   if (name === undefined) return { name: 'Unknown', discriminator, raw: toBase64(bytes) };
@@ -123,8 +123,8 @@ export function decodeEvent(bytes: ReadonlyUint8Array): ProgramEvent {
   }
 }
 
-/** Inverse of decodeEvent (an Unknown event gives back its raw bytes). */
-export function encodeEvent(event: ProgramEvent): Uint8Array {
+/** Inverse of decodeProgramEvent (an Unknown event gives back its raw bytes). */
+export function encodeProgramEvent(event: ProgramEvent): Uint8Array {
   if (event.name === 'Unknown') return new Uint8Array(Buffer.from(event.raw, 'base64'));
   const codec = EVENT_CODECS[event.name] as Codec<EventDataMap[typeof event.name]>;
   const body = codec.encode(event.data);

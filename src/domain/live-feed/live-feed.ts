@@ -43,12 +43,12 @@ const toFeedEvent = (row: EventRow): FeedEvent => ({
   data: row.data,
 });
 
-export interface EventFeedDeps {
+export interface LiveFeedDeps {
   readonly storage: Storage;
   readonly pollIntervalMs?: number;
 }
 
-export function createEventFeed(deps: EventFeedDeps) {
+export function createLiveFeed(deps: LiveFeedDeps) {
   const listeners = new Set<Listener>();
   const interval = deps.pollIntervalMs ?? 250;
   let lastId: number | null = null;
@@ -123,4 +123,4 @@ export function createEventFeed(deps: EventFeedDeps) {
   };
 }
 
-export type EventFeed = ReturnType<typeof createEventFeed>;
+export type LiveFeed = ReturnType<typeof createLiveFeed>;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type Address, getAddressDecoder } from '@solana/kit';
-import { decodeEvent, encodeEvent, type ProgramEvent, toJson } from './events.js';
 import { EVENT_DISCRIMINATORS, EVENT_NAMES } from './program.js';
+import { decodeProgramEvent, encodeProgramEvent, type ProgramEvent, toJson } from './program-events.js';
 
 const addr = (fill: number): Address => getAddressDecoder().decode(new Uint8Array(32).fill(fill));
 const u64le = (value: bigint): number[] => {
@@ -11,7 +11,7 @@ const u64le = (value: bigint): number[] => {
   return [...buf];
 };
 
-describe('decodeEvent', () => {
+describe('decodeProgramEvent', () => {
   it('decodes hand-made VaultCreated bytes', () => {
     const bytes = new Uint8Array([
       117,
@@ -27,7 +27,7 @@ describe('decodeEvent', () => {
       1,
       ...u64le(5_000_000_000n),
     ]);
-    assert.deepEqual(decodeEvent(bytes), {
+    assert.deepEqual(decodeProgramEvent(bytes), {
       name: 'VaultCreated',
       data: { vault: addr(1), authority: addr(2), tier: 'team', dailyLimit: 5_000_000_000n },
     });
@@ -36,7 +36,7 @@ describe('decodeEvent', () => {
   it('decodes TransactionBlocked with Some and None override nonce at the documented offsets', () => {
     const head = [...EVENT_DISCRIMINATORS.TransactionBlocked, ...new Array(32).fill(3), 1, ...u64le(42n)];
     const dest = new Array(32).fill(4);
-    const some = decodeEvent(new Uint8Array([...head, ...dest, 1, ...u64le(7n)]));
+    const some = decodeProgramEvent(new Uint8Array([...head, ...dest, 1, ...u64le(7n)]));
     assert.deepEqual(some, {
       name: 'TransactionBlocked',
       data: {
@@ -47,7 +47,7 @@ describe('decodeEvent', () => {
         overrideNonce: 7n,
       },
     });
-    const none = decodeEvent(new Uint8Array([...head, ...dest, 0]));
+    const none = decodeProgramEvent(new Uint8Array([...head, ...dest, 0]));
     assert.equal(none.name === 'TransactionBlocked' && none.data.overrideNonce, null);
   });
 
@@ -61,7 +61,7 @@ describe('decodeEvent', () => {
       ...u64le(9000n),
       ...u64le(2000n),
     ]);
-    assert.deepEqual(decodeEvent(bytes), {
+    assert.deepEqual(decodeProgramEvent(bytes), {
       name: 'TransactionExecuted',
       data: {
         vault: addr(5),
@@ -75,22 +75,28 @@ describe('decodeEvent', () => {
   });
 
   it('returns Unknown for an unknown discriminator', () => {
-    const event = decodeEvent(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9]));
+    const event = decodeProgramEvent(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9]));
     assert.deepEqual(event, { name: 'Unknown', discriminator: '0102030405060708', raw: 'AQIDBAUGBwgJ' });
   });
 
   it('returns Unknown with an error for short, bad-enum or bad-option bytes of a known event', () => {
-    const short = decodeEvent(new Uint8Array([...EVENT_DISCRIMINATORS.TransactionExecuted, 1, 2, 3]));
+    const short = decodeProgramEvent(new Uint8Array([...EVENT_DISCRIMINATORS.TransactionExecuted, 1, 2, 3]));
     assert.equal(short.name, 'Unknown');
     assert.match(short.name === 'Unknown' ? (short.error ?? '') : '', /malformed TransactionExecuted/);
     const badReason = [...EVENT_DISCRIMINATORS.TransactionBlocked, ...new Array(32).fill(3), 9, ...u64le(1n)];
-    assert.equal(decodeEvent(new Uint8Array([...badReason, ...new Array(32).fill(4), 0])).name, 'Unknown');
+    assert.equal(
+      decodeProgramEvent(new Uint8Array([...badReason, ...new Array(32).fill(4), 0])).name,
+      'Unknown',
+    );
     const badTag = [...EVENT_DISCRIMINATORS.TransactionBlocked, ...new Array(32).fill(3), 0, ...u64le(1n)];
-    assert.equal(decodeEvent(new Uint8Array([...badTag, ...new Array(32).fill(4), 2])).name, 'Unknown');
-    assert.equal(decodeEvent(new Uint8Array([1, 2])).name, 'Unknown');
+    assert.equal(
+      decodeProgramEvent(new Uint8Array([...badTag, ...new Array(32).fill(4), 2])).name,
+      'Unknown',
+    );
+    assert.equal(decodeProgramEvent(new Uint8Array([1, 2])).name, 'Unknown');
   });
 
-  it('round-trips every event through encodeEvent', () => {
+  it('round-trips every event through encodeProgramEvent', () => {
     const samples: ProgramEvent[] = [
       {
         name: 'VaultCreated',
@@ -141,16 +147,16 @@ describe('decodeEvent', () => {
       },
     ];
     assert.deepEqual(new Set(samples.map((e) => e.name)), new Set(EVENT_NAMES));
-    for (const event of samples) assert.deepEqual(decodeEvent(encodeEvent(event)), event);
-    const unknown = decodeEvent(new Uint8Array([9, 9, 9, 9, 9, 9, 9, 9, 1]));
-    assert.deepEqual(decodeEvent(encodeEvent(unknown)), unknown);
+    for (const event of samples) assert.deepEqual(decodeProgramEvent(encodeProgramEvent(event)), event);
+    const unknown = decodeProgramEvent(new Uint8Array([9, 9, 9, 9, 9, 9, 9, 9, 1]));
+    assert.deepEqual(decodeProgramEvent(encodeProgramEvent(unknown)), unknown);
   });
 });
 
 describe('toJson', () => {
   it('turns bigints into decimal strings and keeps null', () => {
-    const event = decodeEvent(
-      encodeEvent({
+    const event = decodeProgramEvent(
+      encodeProgramEvent({
         name: 'TransactionBlocked',
         data: {
           vault: addr(1),

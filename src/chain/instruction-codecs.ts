@@ -98,7 +98,7 @@ const EXECUTE_TAIL = [
   ['system_program', R],
 ] as const;
 
-/** Account names and roles in IDL order (the IDL wins over PROGRAM.md). */
+/** Account names and roles in IDL order (as the program's IDL lists them). */
 export const INSTRUCTION_ACCOUNTS: {
   readonly [K in InstructionName]: readonly (readonly [string, AccountRole])[];
 } = {

@@ -6,7 +6,7 @@ import {
   type ProgramDerivedAddress,
 } from '@solana/kit';
 
-/** The program's PDAs (seeds in PROGRAM.md). Each returns kit's `[address, bump]`. */
+/** The program's PDAs (seeds as the program's IDL declares them). Each returns kit's `[address, bump]`. */
 
 const addressEncoder = getAddressEncoder();
 const u64Encoder = getU64Encoder();

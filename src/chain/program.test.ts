@@ -52,7 +52,7 @@ function asRecord(table: Readonly<Record<string, Uint8Array>>): Record<string, n
 }
 
 describe('program discriminators', () => {
-  it('computes sha256("event:VaultCreated")[0..8] as PROGRAM.md says', () => {
+  it('computes sha256("event:VaultCreated")[0..8] as Anchor derives event discriminators', () => {
     assert.deepEqual(
       [...computeDiscriminator('event', 'VaultCreated')],
       [117, 25, 120, 254, 75, 236, 78, 115],

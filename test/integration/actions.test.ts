@@ -387,7 +387,7 @@ describe('Action plumbing', () => {
   });
 });
 
-/** Derives the program's PDAs here, from the seeds PROGRAM.md lists. */
+/** Derives the program's PDAs here, from the seeds the program's IDL declares. */
 async function pda(...seeds: (string | Uint8Array)[]): Promise<Address> {
   const [address] = await getProgramDerivedAddress({ programAddress: fake.programId, seeds });
   return address;

@@ -15,6 +15,7 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
 import { createClientErrorHandler, securityPlugin, sendFrameworkError } from './http/plugins/security.js';
 import { walletAuthPlugin } from './http/plugins/wallet-auth.js';
+import { routeConfigOf } from './http/route-config.js';
 import { actionsRoutes } from './http/routes/actions.routes.js';
 import { analyticsRoutes } from './http/routes/analytics.routes.js';
 import { authRoutes } from './http/routes/auth.routes.js';
@@ -177,7 +178,7 @@ function registerRequestAccounting(app: FastifyInstance, deps: AppDeps): void {
   });
   app.addHook('onResponse', (request, reply, done) => {
     const elapsedMs = reply.elapsedTime;
-    const route = request.routeOptions.url ?? 'unmatched';
+    const route = routeConfigOf(request)?.url ?? 'unmatched';
     const status = reply.statusCode;
     deps.requestStats.record(elapsedMs, status >= 500);
     deps.metrics.httpRequestDuration.labels(request.method, route, String(status)).observe(elapsedMs / 1000);

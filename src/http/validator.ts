@@ -2,6 +2,7 @@
 // would read "1.5" as 1 and "0x10" as 16, where a client mistake must be a VALIDATION_ERROR.
 import { type TSchema, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { FastifySchemaCompiler } from 'fastify';
+import { Compile } from 'typebox/compile';
 
 const DECIMAL_INTEGER = /^-?[0-9]{1,16}$/;
 
@@ -23,6 +24,14 @@ export const strictValidatorCompiler: FastifySchemaCompiler<TSchema> = (route) =
         .map(([key]) => key)
     : [];
 
+  // Strings and integers only (every path and most query schemas): the integers are converted here, so
+  // the compiled check runs on the request's own object, without TypeBox's general conversion.
+  const direct =
+    parts &&
+    Object.values(properties).every((schema) => schema.type === 'string' || schema.type === 'integer')
+      ? Compile(route.schema)
+      : null;
+
   return (value: unknown) => {
     const input = (value ?? {}) as Record<string, unknown>;
     for (const key of integerKeys) {
@@ -31,6 +40,13 @@ export const strictValidatorCompiler: FastifySchemaCompiler<TSchema> = (route) =
       if (raw !== undefined && !(typeof raw === 'string' && DECIMAL_INTEGER.test(raw))) {
         return { error: [issue(`/${key}`, 'type', 'must be integer')] as never };
       }
+    }
+    if (direct !== null) {
+      for (const key of integerKeys) if (input[key] !== undefined) input[key] = Number(input[key]);
+      if (direct.Check(input)) return { value: input } as never;
+      return {
+        error: withoutShadowIssues([...(direct.Errors(input) as Iterable<ValidationIssue>)]) as never,
+      };
     }
     const result = validate(value) as { value?: unknown; error?: Iterable<ValidationIssue> };
     if (result.error === undefined) return result as never;

@@ -102,34 +102,57 @@ export function deferredChildLogger(
 ): Logger {
   // A route with its own level needs the real child to answer isLevelEnabled.
   if (options.level !== undefined) return parent.child(bindings, options);
-  let child: Logger | undefined;
-  const real = () => {
-    child ??= parent.child(bindings, options);
-    return child;
-  };
-  const method =
-    (level: LevelName) =>
-    (...args: unknown[]): void => {
-      if (child === undefined && !parent.isLevelEnabled(level)) return;
-      (real()[level] as (...a: unknown[]) => void)(...args);
-    };
-  const deferred = {
-    fatal: method('fatal'),
-    error: method('error'),
-    warn: method('warn'),
-    info: method('info'),
-    debug: method('debug'),
-    trace: method('trace'),
-    silent: () => {},
-    child: (more: pino.Bindings, moreOptions?: pino.ChildLoggerOptions) => real().child(more, moreOptions),
-    bindings: () => real().bindings(),
-    isLevelEnabled: (level: string) => (child ?? parent).isLevelEnabled(level),
-    get level() {
-      return (child ?? parent).level;
-    },
-    set level(level: string) {
-      real().level = level;
-    },
-  };
-  return deferred as unknown as Logger;
+  return new DeferredLogger(parent, bindings, options) as unknown as Logger;
+}
+
+/** One object per request, its methods on the prototype: nothing else is allocated until a line is logged. */
+class DeferredLogger {
+  #child: Logger | undefined;
+  constructor(
+    private readonly parent: Logger,
+    private readonly childBindings: pino.Bindings,
+    private readonly options: pino.ChildLoggerOptions,
+  ) {}
+  private real(): Logger {
+    this.#child ??= this.parent.child(this.childBindings, this.options);
+    return this.#child;
+  }
+  private write(level: LevelName, args: unknown[]): void {
+    if (this.#child === undefined && !this.parent.isLevelEnabled(level)) return;
+    (this.real()[level] as (...a: unknown[]) => void)(...args);
+  }
+  fatal(...args: unknown[]): void {
+    this.write('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.write('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.write('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.write('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.write('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.write('trace', args);
+  }
+  silent(): void {}
+  child(more: pino.Bindings, moreOptions?: pino.ChildLoggerOptions): Logger {
+    return this.real().child(more, moreOptions);
+  }
+  bindings(): pino.Bindings {
+    return this.real().bindings();
+  }
+  isLevelEnabled(level: string): boolean {
+    return (this.#child ?? this.parent).isLevelEnabled(level);
+  }
+  get level(): string {
+    return (this.#child ?? this.parent).level;
+  }
+  set level(level: string) {
+    this.real().level = level;
+  }
 }

@@ -393,10 +393,14 @@ describe('composition', () => {
     const deps = createTestDeps({ storage: db.storage, cache: createTestCache() });
     const services = createServices(deps);
     let reads = 0;
-    const { read } = services.readCache;
+    const { read, readBody } = services.readCache;
     services.readCache.read = (...args) => {
       reads += 1;
       return read(...args);
+    };
+    services.readCache.readBody = (...args) => {
+      reads += 1;
+      return readBody(...args);
     };
     const app = await buildApp(deps, services);
     running.push({ app, deps });

@@ -1,17 +1,13 @@
 // Per-client-IP budgets (README, Rate limits): every limited request spends from its category and from the
 // overall budget; the tighter of the two sets the headers and the 429.
+
 import { normalizeIP } from '@fastify/rate-limit';
-import type {
-  FastifyContextConfig,
-  FastifyError,
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-} from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppDeps } from '../../app-deps.js';
 import type { Cache, RedisCache } from '../../cache/index.js';
 import { AppError } from '../../errors.js';
+import { routeConfigOf } from '../route-config.js';
 
 export type RateLimitCategory = 'read' | 'write' | 'analytics';
 
@@ -186,22 +182,6 @@ function categoryOf(
     }
   }
   return READ_METHODS.has(method) ? 'read' : 'write';
-}
-
-/** The route's config without building `request.routeOptions` (a fresh object on every access). */
-let contextSymbol: symbol | null | undefined;
-function routeConfigOf(request: FastifyRequest): (FastifyContextConfig & { url?: string }) | undefined {
-  if (contextSymbol === undefined) {
-    contextSymbol =
-      Object.getOwnPropertySymbols(request).find((s) => s.description === 'fastify.context') ?? null;
-  }
-  if (contextSymbol !== null) {
-    const context = (request as unknown as Record<symbol, { config?: FastifyContextConfig } | undefined>)[
-      contextSymbol
-    ];
-    if (context !== undefined) return context.config;
-  }
-  return request.routeOptions.config;
 }
 
 export interface RateLimitPluginOptions {

@@ -5,7 +5,7 @@
 //   npx tsx bench/ingestion.bench.ts [--transactions 50000] [--rate 200] [--seconds 15]
 //     [--backends pglite,postgres] [--entry dist|src]
 // DATABASE_URL (admin connection; default postgres://postgres@127.0.0.1:5432/test) hosts vk_bench_ingest.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -14,6 +14,11 @@ import { parseArgs } from 'node:util';
 import type { Address } from '@solana/kit';
 import pg from 'pg';
 import { type FakeValidator, startFakeValidator } from '../test/support/fake-validator/index.js';
+import {
+  type LogLine as BaseLogLine,
+  createFundedVaults,
+  startLoggedService,
+} from './support/logged-service.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -36,12 +41,7 @@ const BENCH_DB = 'vk_bench_ingest';
 const TARGETS = { backfillPerSecond: 1_500, liveP99Ms: 250, rssMb: 300 };
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
-const children = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
-});
-
-interface LogLine {
+interface LogLine extends BaseLogLine {
   msg?: string;
   time?: string;
   applied?: number;
@@ -57,39 +57,10 @@ function startIngestor(env: Record<string, string>) {
   const nodeArgs = process.env.BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const entry =
     ENTRY === 'dist' ? [join(root, 'dist/main.js')] : ['--import', 'tsx', join(root, 'src/main.ts')];
-  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
+  return startLoggedService<LogLine>([...nodeArgs, ...entry], {
     cwd: root,
     env: { ...process.env, ROLES: 'ingestor', LOG_LEVEL: 'debug', PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  children.add(child);
-  const listeners = new Set<(line: LogLine) => void>();
-  let partial = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString('utf8')).split('\n');
-    partial = lines.pop() ?? '';
-    for (const text of lines) {
-      if (!text.startsWith('{')) continue;
-      const line = JSON.parse(text) as LogLine;
-      for (const listener of listeners) listener(line);
-    }
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    const text = chunk.toString('utf8');
-    if (!text.includes('MaxListeners')) process.stderr.write(text);
-  });
-  const waitForLine = (match: (line: LogLine) => boolean, timeoutMs: number) =>
-    new Promise<LogLine>((resolvePromise, reject) => {
-      const timer = setTimeout(() => reject(new Error('timed out waiting for the service')), timeoutMs);
-      const listener = (line: LogLine) => {
-        if (!match(line)) return;
-        clearTimeout(timer);
-        listeners.delete(listener);
-        resolvePromise(line);
-      };
-      listeners.add(listener);
-    });
-  return { child, listeners, waitForLine };
 }
 
 /** Peak resident memory of a process, sampled from /proc every 100 ms. */
@@ -193,12 +164,7 @@ async function runBackend(backend: 'pglite' | 'postgres'): Promise<void> {
   const services: Service[] = [];
   try {
     // 1. Live, on a settled database: the vaults are ingested first, then RATE transfers a second.
-    const vaults: Address[] = [];
-    for (let i = 0; i < VAULTS; i++) {
-      const { vault } = await fake.createVault({ dailyLimit: 10n ** 18n, name: `Bench vault ${i}` });
-      await fake.deposit(vault, 10n ** 12n);
-      vaults.push(vault);
-    }
+    const vaults = await createFundedVaults(fake, VAULTS, 'Bench vault');
     let service = startIngestor(env);
     services.push(service);
     await service.waitForLine((l) => l.msg === 'backfill done' && (l.applied ?? 0) >= VAULTS, 120_000);

@@ -3,14 +3,14 @@
 // DATABASE_URL or REDIS_URL), its chain being the fake validator in this process. Measures the
 // service's resident memory idle after its first start, then during and after a backfill of
 // TRANSACTIONS program transactions that landed while it was down (the ingestion benchmark's setup).
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Address } from '@solana/kit';
 import { startFakeValidator } from '../../test/support/fake-validator/index.js';
+import { createFundedVaults, residentMb, startLoggedService } from './logged-service.js';
 import { freePort } from './processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -19,64 +19,28 @@ const VAULTS = 10;
 export const EMBEDDED_TARGETS_MB = { idle: 300, afterBackfill: 600 } as const;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
-const children = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
-});
 
-const rssMb = (pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS') => {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
-  } catch {
-    return 0;
-  }
-};
-
-/** `npm start` without the build step (dist/ is built once before), waiting for a log line. */
+/** `npm start` without the build step (dist/ is built once before), its log lines parsed. */
 async function startService(env: Record<string, string>) {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(root, 'dist/main.js')], {
+  const service = startLoggedService([join(root, 'dist/main.js')], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  children.add(child);
-  const waiters = new Set<(line: { msg?: string; applied?: number }) => void>();
-  let partial = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString('utf8')).split('\n');
-    partial = lines.pop() ?? '';
-    for (const text of lines) {
-      if (!text.startsWith('{')) continue;
-      const line = JSON.parse(text) as { msg?: string; applied?: number };
-      for (const waiter of waiters) waiter(line);
-    }
-  });
-  const waitFor = (match: (line: { msg?: string; applied?: number }) => boolean, timeoutMs: number) =>
-    new Promise<void>((done, fail) => {
-      const timer = setTimeout(() => fail(new Error('timed out waiting for the service')), timeoutMs);
-      const waiter = (line: { msg?: string; applied?: number }) => {
-        if (!match(line)) return;
-        clearTimeout(timer);
-        waiters.delete(waiter);
-        done();
-      };
-      waiters.add(waiter);
-    });
+  const { child } = service;
   const stop = async () => {
     if (child.exitCode !== null) return;
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
   };
-  return { child, pid: child.pid ?? 0, baseUrl: `http://127.0.0.1:${port}`, waitFor, stop };
+  return { ...service, pid: child.pid ?? 0, baseUrl: `http://127.0.0.1:${port}`, stop };
 }
 
 /** Peak resident memory sampled every 100 ms. */
 function samplePeak(pid: number) {
   let peak = 0;
   const timer = setInterval(() => {
-    peak = Math.max(peak, rssMb(pid));
+    peak = Math.max(peak, residentMb(pid));
   }, 100);
   return {
     stop() {
@@ -108,19 +72,14 @@ export async function measureEmbeddedFootprint(
   const dataDir = mkdtempSync(join(tmpdir(), 'vk-bench-embedded-'));
   const env = { DATA_DIR: dataDir, SOLANA_RPC_URL: fake.rpcUrl, SOLANA_WS_URL: fake.wsUrl };
   try {
-    const vaults: Address[] = [];
-    for (let i = 0; i < VAULTS; i++) {
-      const { vault } = await fake.createVault({ dailyLimit: 10n ** 18n, name: `Footprint vault ${i}` });
-      await fake.deposit(vault, 10n ** 12n);
-      vaults.push(vault);
-    }
+    const vaults = await createFundedVaults(fake, VAULTS, 'Footprint vault');
     // 1. First start on an empty data directory, as a new user does; idle once the chain is read.
     let service = startService(env);
     let running = await service;
-    await running.waitFor((l) => l.msg === 'backfill done', 180_000);
+    await running.waitForLine((l) => l.msg === 'backfill done', 180_000);
     await new Promise((r) => setTimeout(r, idleSeconds * 1000));
     await fetch(`${running.baseUrl}/api/health`).then((r) => r.arrayBuffer());
-    const idleMb = rssMb(running.pid);
+    const idleMb = residentMb(running.pid);
     log(`  idle after the first start: ${idleMb} MB RSS`);
     await running.stop();
 
@@ -133,14 +92,14 @@ export async function measureEmbeddedFootprint(
     const peak = samplePeak(running.pid);
     const started = Date.now();
     let applied = 0;
-    await running.waitFor((l) => {
+    await running.waitForLine((l) => {
       if (l.msg !== 'backfill done' || (l.applied ?? 0) === 0) return false;
       applied = l.applied ?? 0;
       return true;
     }, 1_800_000);
     const backfillSeconds = (Date.now() - started) / 1000;
     await new Promise((r) => setTimeout(r, 2_000));
-    const afterBackfillMb = rssMb(running.pid);
+    const afterBackfillMb = residentMb(running.pid);
     const backfillPeakMb = Math.max(peak.stop(), afterBackfillMb);
     await running.stop();
     return { idleMb, backfillPeakMb, afterBackfillMb, backfilled: applied, backfillSeconds };

@@ -44,6 +44,13 @@ export function createReadCache(deps: ReadCacheDeps): ReadCache {
   const misses = deps.metrics.cacheRequests.labels('miss');
   // Concurrent misses of one key share one load instead of stampeding the database.
   const inflight = new Map<string, Promise<unknown>>();
+  const loadOnce = <R>(fullKey: string, loadAndStore: () => Promise<R>): Promise<R> => {
+    const running = inflight.get(fullKey) as Promise<R> | undefined;
+    if (running !== undefined) return running;
+    const loading = loadAndStore().finally(() => inflight.delete(fullKey));
+    inflight.set(fullKey, loading);
+    return loading;
+  };
 
   return {
     async read<T>(
@@ -60,19 +67,11 @@ export function createReadCache(deps: ReadCacheDeps): ReadCache {
         return cached;
       }
       misses.inc();
-      const running = inflight.get(fullKey) as Promise<T> | undefined;
-      if (running !== undefined) return running;
-      const loading = (async () => {
-        try {
-          const value = await load();
-          await deps.cache.set(fullKey, value, ttlSeconds, tagsOf(value));
-          return value;
-        } finally {
-          inflight.delete(fullKey);
-        }
-      })();
-      inflight.set(fullKey, loading);
-      return loading;
+      return loadOnce(fullKey, async () => {
+        const value = await load();
+        await deps.cache.set(fullKey, value, ttlSeconds, tagsOf(value));
+        return value;
+      });
     },
 
     async readBody<T>(
@@ -90,20 +89,12 @@ export function createReadCache(deps: ReadCacheDeps): ReadCache {
         return cached;
       }
       misses.inc();
-      const running = inflight.get(fullKey) as Promise<Buffer> | undefined;
-      if (running !== undefined) return running;
-      const loading = (async () => {
-        try {
-          const value = await load();
-          const body = Buffer.from(serialize(value));
-          await deps.cache.setBody(fullKey, body, ttlSeconds, tagsOf(value));
-          return body;
-        } finally {
-          inflight.delete(fullKey);
-        }
-      })();
-      inflight.set(fullKey, loading);
-      return loading;
+      return loadOnce(fullKey, async () => {
+        const value = await load();
+        const body = Buffer.from(serialize(value));
+        await deps.cache.setBody(fullKey, body, ttlSeconds, tagsOf(value));
+        return body;
+      });
     },
   };
 }

@@ -61,6 +61,9 @@ export async function insertEvents(tx: Tx, fresh: readonly ChainTransaction[]): 
     })),
   );
   if (rows.length === 0) return;
+  // The transaction takes its xid before it draws ids, which the live feed's poller relies on to
+  // know when no lower id can still commit (docs/BEHAVIOUR.md, Live feed).
+  await tx.execute(sql`select pg_current_xact_id()`);
   await tx.execute(sql`
     insert into chain_events
       (signature, event_index, slot, block_time, name, instruction, vault_address, data, transaction_failed)

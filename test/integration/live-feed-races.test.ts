@@ -5,7 +5,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { FastifyInstance } from 'fastify';
-import { createLiveFeed } from '../../src/domain/live-feed/live-feed.js';
+import { createLiveFeed, FEED_WRITE_LOCK_KEY } from '../../src/domain/live-feed/live-feed.js';
 import type { Storage } from '../../src/storage/database.js';
 import { chainEvents } from '../../src/storage/schema/index.js';
 import { createTestApp } from '../support/app.js';
@@ -169,10 +169,16 @@ describe('live feed races', () => {
     const second = await db.storage.pool!.connect();
     const insert = `insert into chain_events (signature, event_index, slot, name, vault_address, data)
         values ($1, 0, $2, 'VaultPaused', $3, '{}') returning id`;
+    // Each takes the feed's write lock before drawing ids, as the ingestion code does; the one that
+    // draws the higher id is also the older transaction (its xid first), which defeats xid checks.
+    const lock = `select pg_advisory_xact_lock_shared(${FEED_WRITE_LOCK_KEY})`;
     try {
-      await first.query('begin');
-      const low = Number((await first.query(insert, ['low', 1, VAULT])).rows[0].id);
       await second.query('begin');
+      await second.query(lock);
+      await second.query('select pg_current_xact_id()');
+      await first.query('begin');
+      await first.query(lock);
+      const low = Number((await first.query(insert, ['low', 1, VAULT])).rows[0].id);
       const high = Number((await second.query(insert, ['high', 2, VAULT])).rows[0].id);
       assert.ok(low < high);
       await second.query('commit');

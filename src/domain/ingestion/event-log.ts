@@ -3,6 +3,7 @@
 // large the batch, instead of thousands of bind parameters.
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../../storage/database.js';
+import { takeFeedWriteLock } from '../live-feed/live-feed.js';
 import type { ChainTransaction } from './types.js';
 
 /** One JSON text of rows: bigints as decimal strings, dates as ISO text. */
@@ -61,9 +62,8 @@ export async function insertEvents(tx: Tx, fresh: readonly ChainTransaction[]): 
     })),
   );
   if (rows.length === 0) return;
-  // The transaction takes its xid before it draws ids, which the live feed's poller relies on to
-  // know when no lower id can still commit (docs/BEHAVIOUR.md, Live feed).
-  await tx.execute(sql`select pg_current_xact_id()`);
+  // Before drawing ids: the live feed waits for holders of this lock before passing their ids.
+  await tx.execute(takeFeedWriteLock());
   await tx.execute(sql`
     insert into chain_events
       (signature, event_index, slot, block_time, name, instruction, vault_address, data, transaction_failed)

@@ -48,65 +48,97 @@ export interface LiveFeedDeps {
   readonly pollIntervalMs?: number;
 }
 
-/** Snapshot bounds of one read (xid8 as decimal text): every xid below `xmin` has ended; `xmax` is the next. */
-interface SnapshotRow {
-  xmin: string;
-  xmax: string;
+/**
+ * Advisory lock key every transaction that stores chain_events takes, shared, before it draws their ids
+ * (below 2^31: pg_locks shows it as classid 0, objid key). Shared holders never wait for each other.
+ */
+export const FEED_WRITE_LOCK_KEY = 7_267_020;
+
+/** Takes the feed's write lock for the rest of the transaction: call before inserting chain_events. */
+export const takeFeedWriteLock = () => sql`select pg_advisory_xact_lock_shared(${FEED_WRITE_LOCK_KEY})`;
+
+/** The transactions (virtual ids, comma-separated; null: none) holding the write lock, in this database. */
+interface WritersRow {
+  writers: string | null;
 }
 
-/** The highest id one read saw, and that read's snapshot xmax. */
+/** The highest id one read saw, and the transactions that held the write lock just after it. */
 interface Barrier {
   upTo: number;
-  xmax: bigint;
+  writers: string[];
 }
 
 /** Barriers kept while a long transaction holds delivery back (merging two only delays the older one). */
 const MAX_BARRIERS = 32;
 
+/** Reads one poll makes at most. */
+const MAX_READS_PER_POLL = 8;
+
 /** The first boundary while it settles (from the first read), and the subscribers waiting for it. */
 interface Start {
   boundary: number;
-  xmax: bigint;
+  writers: string[] | null;
   waiters: { resolve: (boundary: number) => void; reject: (error: unknown) => void }[];
 }
 
-const SNAPSHOT = sql`pg_snapshot_xmin(pg_current_snapshot())::text as xmin,
-  pg_snapshot_xmax(pg_current_snapshot())::text as xmax`;
+// pg_locks is read as the statement runs, so after the statement's snapshot (the rows it returns).
+const WRITERS = sql`(select string_agg(virtualtransaction, ',') from pg_locks
+  where locktype = 'advisory' and classid = 0 and objid = ${FEED_WRITE_LOCK_KEY} and objsubid = 1
+    and database = (select oid from pg_database where datname = current_database())) as writers`;
+
+const writersOf = (row: WritersRow): string[] => (row.writers === null ? [] : row.writers.split(','));
 
 /*
  * Why the poller never skips an event, though chain_events.id comes from a sequence and two
  * transactions can commit their ids out of order (the ingestor beside a `vaultkeeper backfill`):
  *
- * A transaction that writes chain_events has its xid before it draws ids (docs/BEHAVIOUR.md, Live
- * feed). Say a read with snapshot S sees row k. A transaction T that will still commit an id j < k
- * drew j before k was drawn, so before S was taken, and had its xid before that: T's xid is below
- * xmax(S). Once a later snapshot's xmin reaches xmax(S), every such T has ended, so every id up to k
- * is either visible or never will be: k is "settled". The poller delivers rows in id order only up to
- * the highest settled id; `lastId` (all ids up to it delivered or never to come) never passes an id
- * still in flight. A read whose own snapshot has no transaction running (xmin = xmax, always so on
- * PGlite: one connection, queries wait for its transaction) settles what it sees at once; otherwise
- * delivery waits for the next poll after those transactions end. Nothing is lost, only delayed while a
- * writing transaction anywhere on the server stays open.
+ * Every transaction that stores events takes the write lock (shared) before it draws their ids and
+ * holds it until it ends (docs/BEHAVIOUR.md, Live feed). A read returns rows, then lists the lock's
+ * holders W as the statement runs (so after its snapshot). Say it saw row k. A transaction T that
+ * will still commit an id j < k drew j before k was drawn, so before the read's snapshot, and held
+ * the lock from before then: at the listing T either held it (T in W) or had already ended. So once
+ * a later listing shows none of W, every T has ended, and any read after that listing sees every id
+ * up to k that will ever exist: k is "settled" for that read. Each read delivers, in id order, only
+ * rows up to what the previous read's listing settled; `lastId` (every id up to it delivered, older
+ * than the run, or never to come) never passes an id still in flight. The first read's max(id) is
+ * settled the same way before any subscriber gets it as its boundary (the backlog is read after).
+ * With no holder listed (always so on PGlite: one connection, and a query waits for a transaction
+ * to end) the next read, made at once, delivers; otherwise delivery waits for a poll after those
+ * transactions end. Nothing is lost, only delayed while a transaction storing events stays open.
  */
-type PageRow = (EventRow | { id: null }) & SnapshotRow;
+type PageRow = (EventRow | { id: null }) & WritersRow;
 
-/** The newest id and the snapshot bounds, in one statement (so from one snapshot). */
-async function readNewest(storage: Storage): Promise<SnapshotRow & { id: number | string | null }> {
-  const [row] = await storage.rows<SnapshotRow & { id: number | string | null }>(
-    sql`select (select max(id) from chain_events) as id, ${SNAPSHOT}`,
+/** The newest id, then the write lock's holders. */
+async function readNewest(storage: Storage): Promise<WritersRow & { id: number | string | null }> {
+  const [row] = await storage.rows<WritersRow & { id: number | string | null }>(
+    sql`select (select max(id) from chain_events) as id, ${WRITERS}`,
   );
-  if (row === undefined) throw new Error('no snapshot row');
+  if (row === undefined) throw new Error('no row');
   return row;
 }
 
-/** A page of events after `afterId` and the snapshot bounds, in one statement (a row with a null id: none). */
+/** A page of events after `afterId`, then the write lock's holders (a row with a null id: no event). */
 async function readPage(storage: Storage, afterId: number): Promise<PageRow[]> {
   return storage.rows<PageRow>(sql`
-    select e.*, ${SNAPSHOT}
+    select e.*, ${WRITERS}
     from (select 1) as one left join lateral (
       select id, name, vault_address, signature, event_index, slot, block_time, instruction, data
       from chain_events where id > ${afterId} order by id limit ${PAGE}) as e on true
     order by e.id`);
+}
+
+/** The highest id settled for a read after `holding` was listed; drops the barriers it settles. */
+function settle(barriers: Barrier[], holding: readonly string[]): number | null {
+  const settled = barriers.findLastIndex((b) => !b.writers.some((w) => holding.includes(w)));
+  if (settled < 0) return null;
+  return barriers.splice(0, settled + 1).at(-1)!.upTo;
+}
+
+function addBarrier(barriers: Barrier[], barrier: Barrier): void {
+  const last = barriers.at(-1);
+  if (last !== undefined && last.upTo >= barrier.upTo) return;
+  if (barriers.length >= MAX_BARRIERS) barriers.pop();
+  barriers.push(barrier);
 }
 
 /**
@@ -117,47 +149,40 @@ function createRun(storage: Storage) {
   const listeners = new Set<Listener>();
   /** Every id up to it is delivered, or was stored before the run began, or will never appear. */
   let lastId: number | null = null;
-  /** Barriers not yet settled, oldest first (both fields increase along the list). */
+  /** Barriers not yet settled, oldest first (upTo increases along the list). */
   const barriers: Barrier[] = [];
   /** The first boundary until it settles (then null). */
-  let start: Start | null = { boundary: 0, xmax: 0n, waiters: [] };
+  let start: Start | null = { boundary: 0, writers: null, waiters: [] };
+  /** The write lock's holders as the previous read listed them (after its rows, before the next read's). */
+  let holders: string[] | null = null;
   let polling = false;
-
-  /** The highest id settled by a snapshot with this xmin (the barriers it settles are dropped). */
-  function settle(xmin: bigint): number | null {
-    let safe: number | null = null;
-    while (barriers.length > 0 && barriers[0]!.xmax <= xmin) safe = barriers.shift()!.upTo;
-    return safe;
-  }
-
-  function addBarrier(barrier: Barrier): void {
-    const last = barriers.at(-1);
-    if (last !== undefined && last.upTo >= barrier.upTo) return;
-    if (barriers.length >= MAX_BARRIERS) barriers.pop();
-    barriers.push(barrier);
-  }
 
   /** The first read fixes the boundary; its waiters get it once it is settled. True when started. */
   async function begin(waiting: Start): Promise<boolean> {
     const row = await readNewest(storage);
+    const holding = writersOf(row);
     if (lastId === null) {
       lastId = Number(row.id ?? 0);
       waiting.boundary = lastId;
-      waiting.xmax = BigInt(row.xmax);
+      waiting.writers = holding;
     }
-    if (BigInt(row.xmin) < waiting.xmax) return false;
+    if (waiting.writers?.some((w) => holding.includes(w))) return false;
+    holders = holding;
     start = null;
     for (const waiter of waiting.waiters) waiter.resolve(waiting.boundary);
     return true;
   }
 
-  /** Reads one page after `lastId` and delivers its settled rows; true when a whole page went out. */
+  /**
+   * Reads one page after `lastId` and delivers the rows the previous read's holders settle (read before
+   * this read's rows); true when another read now could deliver more (a whole page went out, or no
+   * transaction held the lock just after this read, which settles its rows for the next one).
+   */
   async function deliverPage(after: number): Promise<boolean> {
+    const safe = holders === null ? null : settle(barriers, holders);
     const rows = await readPage(storage, after);
-    const found = rows.filter((row): row is EventRow & SnapshotRow => row.id !== null);
-    const seen = found.at(-1);
-    if (seen !== undefined) addBarrier({ upTo: Number(seen.id), xmax: BigInt(seen.xmax) });
-    const safe = rows[0] === undefined ? null : settle(BigInt(rows[0].xmin));
+    const found = rows.filter((row): row is EventRow & WritersRow => row.id !== null);
+    const holding = rows[0] === undefined ? [] : writersOf(rows[0]);
     let delivered = 0;
     for (const row of found) {
       if (safe === null || Number(row.id) > safe) break;
@@ -167,7 +192,10 @@ function createRun(storage: Storage) {
       delivered += 1;
       for (const listener of listeners) listener(event);
     }
-    return delivered === PAGE;
+    const seen = found.at(-1);
+    if (seen !== undefined) addBarrier(barriers, { upTo: Number(seen.id), writers: holding });
+    holders = holding;
+    return delivered === PAGE || (holding.length === 0 && delivered < found.length);
   }
 
   return {
@@ -177,13 +205,16 @@ function createRun(storage: Storage) {
       polling = true;
       try {
         if (start !== null && !(await begin(start))) return;
-        while (lastId !== null && (await deliverPage(lastId)));
+        // A few reads at most per tick, so a steady stream of inserts cannot keep the loop spinning.
+        for (let round = 0; round < MAX_READS_PER_POLL && lastId !== null; round += 1) {
+          if (!(await deliverPage(lastId))) break;
+        }
       } catch (error) {
         // The database is away: the next tick tries again from the same id. Subscribers waiting for a
         // first boundary are told now (their request fails, as a failed query would fail it).
         if (start !== null && lastId === null) {
           const { waiters } = start;
-          start = { boundary: 0, xmax: 0n, waiters: [] };
+          start = { boundary: 0, writers: null, waiters: [] };
           for (const waiter of waiters) waiter.reject(error);
         }
       } finally {

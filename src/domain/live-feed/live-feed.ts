@@ -155,6 +155,8 @@ function createRun(storage: Storage) {
   let start: Start | null = { boundary: 0, writers: null, waiters: [] };
   /** The write lock's holders as the previous read listed them (after its rows, before the next read's). */
   let holders: string[] | null = null;
+  /** Every id up to it is settled: a read from now on sees each of them that will ever be stored. */
+  let settledUpTo = 0;
   let polling = false;
 
   /** The first read fixes the boundary; its waiters get it once it is settled. True when started. */
@@ -179,13 +181,13 @@ function createRun(storage: Storage) {
    * transaction held the lock just after this read, which settles its rows for the next one).
    */
   async function deliverPage(after: number): Promise<boolean> {
-    const safe = holders === null ? null : settle(barriers, holders);
+    if (holders !== null) settledUpTo = Math.max(settledUpTo, settle(barriers, holders) ?? 0);
     const rows = await readPage(storage, after);
     const found = rows.filter((row): row is EventRow & WritersRow => row.id !== null);
     const holding = rows[0] === undefined ? [] : writersOf(rows[0]);
     let delivered = 0;
     for (const row of found) {
-      if (safe === null || Number(row.id) > safe) break;
+      if (Number(row.id) > settledUpTo) break;
       const event = toFeedEvent(row);
       // lastId and the fan-out move together, so a subscriber joining between two events is exact.
       lastId = event.id;

@@ -3,6 +3,7 @@
 // large the batch, instead of thousands of bind parameters.
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../../storage/database.js';
+import { takeFeedWriteLock } from '../live-feed/live-feed.js';
 import type { ChainTransaction } from './types.js';
 
 /** One JSON text of rows: bigints as decimal strings, dates as ISO text. */
@@ -61,6 +62,8 @@ export async function insertEvents(tx: Tx, fresh: readonly ChainTransaction[]): 
     })),
   );
   if (rows.length === 0) return;
+  // Before drawing ids: the live feed waits for holders of this lock before passing their ids.
+  await tx.execute(takeFeedWriteLock());
   await tx.execute(sql`
     insert into chain_events
       (signature, event_index, slot, block_time, name, instruction, vault_address, data, transaction_failed)

@@ -81,8 +81,28 @@ export const liveFeedRoutes: FastifyPluginAsyncTypebox<{ feed: LiveFeed; maxStre
       if (request.socket.destroyed) release();
       const vault = request.query.vault ?? null;
       const given = request.headers['last-event-id'];
+      // Subscribe before reading the backlog; the feed's boundary splits the two: the backlog is every
+      // event in (startAfter, boundary], the listener gets every event after it (docs/BEHAVIOUR.md, Live
+      // feed). Live events are held while the backlog is sent; dedupe by id all the same.
+      let sentUpTo = 0;
+      let replaying = true;
+      const held: FeedEvent[] = [];
+      const send = (event: FeedEvent) => {
+        if (event.id <= sentUpTo || (vault !== null && event.vault !== vault)) return;
+        sentUpTo = event.id;
+        reply.raw.write(frame(event));
+      };
+      const subscription = feed.subscribe((event) => (replaying ? held.push(event) : send(event)));
+      let boundary: number;
+      try {
+        boundary = await subscription.boundary;
+      } catch (error) {
+        subscription.unsubscribe();
+        throw error;
+      }
       // Without Last-Event-ID the stream starts at the newest event now; with it, right after that id.
-      const startAfter = given === undefined ? await feed.newestId() : Number(given);
+      const startAfter = given === undefined ? boundary : Number(given);
+      sentUpTo = startAfter;
       // The headers the hooks set (security, request id, rate limits) go out with the stream's own.
       const headers = reply.getHeaders() as OutgoingHttpHeaders;
       reply.hijack();
@@ -96,21 +116,11 @@ export const liveFeedRoutes: FastifyPluginAsyncTypebox<{ feed: LiveFeed; maxStre
       });
       out.write(': connected\nretry: 2000\n\n');
 
-      // Subscribe before reading the backlog so nothing falls between the two; dedupe by id.
-      let sentUpTo = startAfter;
-      let replaying = true;
-      const held: FeedEvent[] = [];
-      const send = (event: FeedEvent) => {
-        if (event.id <= sentUpTo || (vault !== null && event.vault !== vault)) return;
-        sentUpTo = event.id;
-        out.write(frame(event));
-      };
-      const unsubscribe = feed.subscribe((event) => (replaying ? held.push(event) : send(event)));
       const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);
       const end = () => {
         release();
         clearInterval(heartbeat);
-        unsubscribe();
+        subscription.unsubscribe();
         open.delete(end);
         if (!out.writableEnded) out.end();
       };
@@ -118,7 +128,8 @@ export const liveFeedRoutes: FastifyPluginAsyncTypebox<{ feed: LiveFeed; maxStre
       request.raw.once('close', end);
       if (request.socket.destroyed) end();
       try {
-        for (const event of await feed.listSince(startAfter, vault)) send(event);
+        if (startAfter < boundary)
+          for (const event of await feed.listSince(startAfter, vault, boundary)) send(event);
       } finally {
         replaying = false;
         for (const event of held.splice(0)) send(event);

@@ -27,9 +27,11 @@ export interface BackfillDeps {
   batchSize: number;
 }
 
-interface SignatureInfo {
+export interface SignatureInfo {
   signature: string;
   slot: number;
+  /** Seconds since the epoch; null when the node does not know the block's time. */
+  blockTime: number | null;
 }
 
 export interface BackfillResult {
@@ -121,7 +123,8 @@ async function applyPage(deps: BackfillDeps, page: SignatureInfo[], signal: Abor
   return applied;
 }
 
-async function listSignatures(
+/** A page of the program's signatures, newest first, retried as the ingestor retries its reads. */
+export async function listSignatures(
   rpc: SolanaRpc,
   programId: Address,
   options: { before?: string; until?: string; limit: number },
@@ -139,5 +142,9 @@ async function listSignatures(
         .send({ abortSignal: signal }),
     { attempts: 5, signal },
   );
-  return page.map((s) => ({ signature: s.signature, slot: Number(s.slot) }));
+  return page.map((s) => ({
+    signature: s.signature,
+    slot: Number(s.slot),
+    blockTime: s.blockTime === null ? null : Number(s.blockTime),
+  }));
 }

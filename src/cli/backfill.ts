@@ -2,9 +2,9 @@
 // through the same code as the ingestor's backfill, with a cursor of its own (removed when done) so the
 // ingestor's cursor never moves. Signatures already applied are skipped.
 import { randomUUID } from 'node:crypto';
-import { type Address, address, type Signature } from '@solana/kit';
+import { type Address, address } from '@solana/kit';
 import { eq } from 'drizzle-orm';
-import { runBackfill } from '../chain/backfill.js';
+import { listSignatures, runBackfill } from '../chain/backfill.js';
 import { createChainReader } from '../chain/chain-reader.js';
 import type { SolanaRpc } from '../chain/rpc.js';
 import type { Config } from '../config.js';
@@ -37,15 +37,14 @@ async function boundaryBefore(rpc: SolanaRpc, programId: Address, date: Date, si
   const limitSeconds = date.getTime() / 1000;
   let before: string | undefined;
   for (;;) {
-    const page = await rpc
-      .getSignaturesForAddress(programId, {
-        commitment: 'confirmed',
-        limit: 1000,
-        ...(before === undefined ? {} : { before: before as Signature }),
-      })
-      .send({ abortSignal: signal });
-    const older = page.find((entry) => entry.blockTime !== null && Number(entry.blockTime) < limitSeconds);
-    if (older !== undefined) return { signature: older.signature as string, slot: Number(older.slot) };
+    const page = await listSignatures(
+      rpc,
+      programId,
+      { limit: 1000, ...(before === undefined ? {} : { before }) },
+      signal,
+    );
+    const older = page.find((entry) => entry.blockTime !== null && entry.blockTime < limitSeconds);
+    if (older !== undefined) return { signature: older.signature, slot: older.slot };
     if (page.length < 1000) return null;
     before = page.at(-1)?.signature;
   }

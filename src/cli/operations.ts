@@ -110,15 +110,12 @@ async function ownerOf(
   return { id: webhookId, owner: row.owner };
 }
 
-/** deliveries list --webhook <id> [--failed]: every delivery of the subscription, newest first. */
-export async function listDeliveries(
-  storage: Storage,
-  clock: Clock,
-  webhookId: string | undefined,
+/** Every delivery of a subscription (only failed ones when `failedOnly`), newest first. */
+async function deliveriesOf(
+  service: ReturnType<typeof deliveryServices>,
+  webhook: { id: string; owner: string },
   failedOnly: boolean,
 ) {
-  const webhook = await ownerOf(storage, webhookId);
-  const service = deliveryServices(storage, clock);
   const all: Delivery[] = [];
   for (let page = 1; ; page += 1) {
     const { deliveries, pagination } = await service.listDeliveries(webhook.owner, webhook.id, {
@@ -131,6 +128,16 @@ export async function listDeliveries(
   }
 }
 
+/** deliveries list --webhook <id> [--failed]: every delivery of the subscription, newest first. */
+export async function listDeliveries(
+  storage: Storage,
+  clock: Clock,
+  webhookId: string | undefined,
+  failedOnly: boolean,
+) {
+  return deliveriesOf(deliveryServices(storage, clock), await ownerOf(storage, webhookId), failedOnly);
+}
+
 /** deliveries retry --webhook <id> [--failed]: sends them again now (only failed ones with --failed). */
 export async function retryDeliveries(
   storage: Storage,
@@ -139,9 +146,9 @@ export async function retryDeliveries(
   failedOnly: boolean,
   out: Output,
 ) {
-  const selected = await listDeliveries(storage, clock, webhookId, failedOnly);
   const webhook = await ownerOf(storage, webhookId);
   const service = deliveryServices(storage, clock);
+  const selected = await deliveriesOf(service, webhook, failedOnly);
   const progress = out.progress('retrying deliveries', selected.length);
   const retried: string[] = [];
   try {

@@ -1,6 +1,6 @@
 // Scheduled job: drop expired in-process cache entries, expired Solana Actions sign-message nonces, and
 // e-mail confirmations older than the per-address daily window.
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Cache } from '../cache/cache.js';
 import type { Clock } from '../lib/clock.js';
@@ -9,36 +9,48 @@ import type { ScheduledJob } from './scheduler.js';
 
 export const CACHE_CLEANUP_INTERVAL_MS = 60_000;
 /** Rows deleted per statement, so a large backlog never holds long locks. */
-const NONCE_BATCH = 1_000;
+const DELETE_BATCH = 1_000;
 
-/** Deletes action nonces past their expiry, in batches; returns how many went. */
-export async function deleteExpiredActionNonces(
+/** Deletes the rows of `table` matching `condition`, DELETE_BATCH at a time by `key`; returns how many went. */
+async function deleteInBatches(
   db: Database,
-  now: Date,
+  table: string,
+  key: string,
+  condition: SQL,
   signal?: AbortSignal,
 ): Promise<number> {
+  const [from, column] = [sql.identifier(table), sql.identifier(key)];
   let deleted = 0;
   for (;;) {
     const result = (await db.execute(sql`
-      delete from action_nonces where nonce in (
-        select nonce from action_nonces where expires_at < ${now.toISOString()}::timestamptz limit ${NONCE_BATCH}
+      delete from ${from} where ${column} in (
+        select ${column} from ${from} where ${condition} limit ${DELETE_BATCH}
       )
     `)) as unknown as { rowCount?: number | null; affectedRows?: number };
     const count = Number(result.rowCount ?? result.affectedRows ?? 0);
     deleted += count;
-    if (count < NONCE_BATCH || signal?.aborted) return deleted;
+    if (count < DELETE_BATCH || signal?.aborted) return deleted;
   }
+}
+
+/** Deletes action nonces past their expiry, in batches; returns how many went. */
+export function deleteExpiredActionNonces(db: Database, now: Date, signal?: AbortSignal): Promise<number> {
+  const expired = sql`expires_at < ${now.toISOString()}::timestamptz`;
+  return deleteInBatches(db, 'action_nonces', 'nonce', expired, signal);
 }
 
 /** Confirmations count towards an address's daily limit for 24 h; kept a day longer, then deleted. */
 const CONFIRMATION_RETENTION_MS = 2 * 24 * 60 * 60 * 1000;
 
-export async function deleteOldWebhookConfirmations(db: Database, now: Date): Promise<number> {
+/** Deletes e-mail confirmations past their retention, in batches; returns how many went. */
+export function deleteOldWebhookConfirmations(
+  db: Database,
+  now: Date,
+  signal?: AbortSignal,
+): Promise<number> {
   const before = new Date(now.getTime() - CONFIRMATION_RETENTION_MS).toISOString();
-  const result = (await db.execute(
-    sql`delete from webhook_confirmations where created_at < ${before}::timestamptz`,
-  )) as unknown as { rowCount?: number | null; affectedRows?: number };
-  return Number(result.rowCount ?? result.affectedRows ?? 0);
+  const old = sql`created_at < ${before}::timestamptz`;
+  return deleteInBatches(db, 'webhook_confirmations', 'id', old, signal);
 }
 
 export function createCacheCleanupJob(
@@ -57,7 +69,7 @@ export function createCacheCleanupJob(
       const purged = await deps.cache.purgeExpired();
       const nonces = await deleteExpiredActionNonces(deps.db, deps.clock.now(), signal);
       deps.logger.debug({ purged, nonces }, 'cache cleanup');
-      const confirmations = await deleteOldWebhookConfirmations(deps.db, deps.clock.now());
+      const confirmations = await deleteOldWebhookConfirmations(deps.db, deps.clock.now(), signal);
       if (confirmations > 0) deps.logger.debug({ confirmations }, 'old e-mail confirmations deleted');
     },
   };

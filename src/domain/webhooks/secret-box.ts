@@ -1,7 +1,7 @@
 // Webhook signing secrets at rest: AES-256-GCM under a key ring. Values stored before a key was set
 // (plain `whsec_…`) still read, and are sealed when the worker re-encrypts at start.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { and, asc, eq, gt, isNull } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, isNull, notLike, or } from 'drizzle-orm';
 import type { Database } from '../../storage/database.js';
 import { webhooks } from '../../storage/schema/index.js';
 
@@ -21,6 +21,8 @@ export interface SecretBox {
   open(stored: string): string;
   /** True when a stored value should be sealed again: plaintext, or sealed under a previous key. */
   isStale(stored: string): boolean;
+  /** How every value sealed under the current key starts (null without a key: nothing is stale). */
+  readonly currentPrefix: string | null;
 }
 
 /** A key's public name inside sealed values: the start of its SHA-256, so keys can rotate. */
@@ -34,6 +36,7 @@ export function createSecretBox(ring: SecretKeyRing | null): SecretBox {
   const keys = new Map<string, Buffer>();
   for (const key of ring === null ? [] : [ring.current, ...ring.previous]) keys.set(keyId(key), key);
   const currentId = ring === null ? null : keyId(ring.current);
+  const currentPrefix = currentId === null ? null : `${PREFIX}${currentId}:`;
 
   return {
     seal(secret) {
@@ -59,8 +62,9 @@ export function createSecretBox(ring: SecretKeyRing | null): SecretBox {
       );
     },
     isStale(stored) {
-      return currentId !== null && !stored.startsWith(`${PREFIX}${currentId}:`);
+      return currentPrefix !== null && !stored.startsWith(currentPrefix);
     },
+    currentPrefix,
   };
 }
 
@@ -68,16 +72,24 @@ const RESEAL_BATCH = 500;
 
 /**
  * Seals every stored secret not yet under the current key (plaintext rows, or rows of a previous
- * key); the delivery worker runs it at start. Each row is swapped only if unchanged meanwhile.
+ * key); the delivery worker runs it at start. Only those rows are read (after a rotation, or none).
+ * Each row is swapped only if unchanged meanwhile.
  */
 export async function resealWebhookSecrets(db: Database, box: SecretBox): Promise<number> {
+  const prefix = box.currentPrefix;
+  if (prefix === null) return 0;
+  // The prefix is 'enc:v1:', hex and ':', none of them a LIKE wildcard.
+  const stale = or(
+    notLike(webhooks.secret, `${prefix}%`),
+    and(isNotNull(webhooks.previousSecret), notLike(webhooks.previousSecret, `${prefix}%`)),
+  );
   let resealed = 0;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     const rows = await db
       .select({ id: webhooks.id, secret: webhooks.secret, previousSecret: webhooks.previousSecret })
       .from(webhooks)
-      .where(gt(webhooks.id, after))
+      .where(and(gt(webhooks.id, after), stale))
       .orderBy(asc(webhooks.id))
       .limit(RESEAL_BATCH);
     for (const row of rows) {

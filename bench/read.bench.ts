@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { DEFAULT_DATABASE_POOL_SIZE } from '../src/config.js';
 import { vaultPageSql } from '../src/domain/transactions/transaction-page-sql.js';
 import {
   EMBEDDED_TARGETS_MB,
@@ -363,13 +364,18 @@ async function listBodyCeiling(body: string): Promise<Figures> {
 }
 
 /**
- * The uncached list's floor: the service's own page statement straight through pg (a pool of 10, as the
- * service has), CONNECTIONS callers in a loop, no HTTP. What PostgreSQL and the driver cost alone.
+ * The uncached list's floor: the service's own page statement straight through pg (a pool of the
+ * service's default size), CONNECTIONS callers in a loop, no HTTP. What PostgreSQL and the driver cost
+ * alone.
  */
 async function databaseOnly(databaseUrl: string, addresses: string[]): Promise<Figures> {
   const name = 'diagnostic: the page query alone via pg, no HTTP';
   log(`  ${name} (${DURATION} s)`);
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, application_name: 'vaultkeeper' });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: DEFAULT_DATABASE_POOL_SIZE,
+    application_name: 'vaultkeeper',
+  });
   const text = vaultPageSql({ byStatus: false, deferred: false, anchored: false });
   const query = () => pool.query({ name: 'vk_bench_page', text, values: [pick(addresses), 50, 0] });
   await Promise.all(Array.from({ length: 10 }, query));

@@ -8,6 +8,8 @@ describe('loadConfig', () => {
     assert.equal(config.port, 3000);
     assert.equal(config.host, '0.0.0.0');
     assert.deepEqual(config.database, { kind: 'pglite', dataDir: './data' });
+    const postgres = loadConfig({ DATABASE_URL: 'postgres://db/vk' }).database;
+    assert.deepEqual(postgres, { kind: 'postgres', url: 'postgres://db/vk', poolSize: 10 });
     assert.equal(config.redisUrl, null);
     assert.equal(config.cluster, 'devnet');
     assert.equal(config.rpcUrl, 'https://api.devnet.solana.com');
@@ -31,6 +33,7 @@ describe('loadConfig', () => {
       PORT: '8080',
       HOST: '127.0.0.1',
       DATABASE_URL: 'postgres://user:pw@db:5432/vk',
+      DATABASE_POOL_SIZE: '6',
       REDIS_URL: 'redis://cache:6379',
       SOLANA_CLUSTER: 'mainnet-beta',
       SOLANA_RPC_URL: 'https://rpc.example.com',
@@ -48,7 +51,11 @@ describe('loadConfig', () => {
       BACKFILL: '500',
     });
     assert.equal(config.port, 8080);
-    assert.deepEqual(config.database, { kind: 'postgres', url: 'postgres://user:pw@db:5432/vk' });
+    assert.deepEqual(config.database, {
+      kind: 'postgres',
+      url: 'postgres://user:pw@db:5432/vk',
+      poolSize: 6,
+    });
     assert.equal(config.redisUrl, 'redis://cache:6379');
     assert.equal(config.wsUrl, 'wss://rpc.example.com');
     assert.equal(config.publicBaseUrl, 'https://vk.example.com');
@@ -92,6 +99,7 @@ describe('loadConfig', () => {
     const bad = {
       PORT: 'eighty',
       DATABASE_URL: 'mysql://x',
+      DATABASE_POOL_SIZE: '2',
       REDIS_URL: 'http://nope',
       SOLANA_CLUSTER: 'moonnet',
       VAULT_PROGRAM_ID: 'not-an-address',

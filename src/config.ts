@@ -22,7 +22,12 @@ const CLUSTER_RPC: Record<SolanaCluster, string> = {
 export type DatabaseConfig =
   | { kind: 'pglite'; dataDir: string }
   | { kind: 'memory' }
-  | { kind: 'postgres'; url: string };
+  | { kind: 'postgres'; url: string; poolSize?: number };
+
+/** DATABASE_POOL_SIZE: PostgreSQL connections per process at most (node-postgres's own default). */
+export const DEFAULT_DATABASE_POOL_SIZE = 10;
+/** The ingestor lock and the delivery listener may each hold one; queries need the rest. */
+const MIN_DATABASE_POOL_SIZE = 4;
 
 /** BACKFILL: how far back a first start reads history. */
 export type BackfillConfig = { mode: 'all' } | { mode: 'none' } | { mode: 'count'; count: number };
@@ -84,7 +89,10 @@ export function loadConfig(env: Env = process.env): Config {
   const { read, int, bool, oneOf, url } = createEnvReader(env, problems);
   const port = int('PORT', 3000, 0, 65535);
   const host = read('HOST') ?? '0.0.0.0';
-  const database = parseDatabase(read('DATABASE_URL'), read('DATA_DIR') ?? './data', problems);
+  const parsedDatabase = parseDatabase(read('DATABASE_URL'), read('DATA_DIR') ?? './data', problems);
+  const poolSize = int('DATABASE_POOL_SIZE', DEFAULT_DATABASE_POOL_SIZE, MIN_DATABASE_POOL_SIZE, 1_000);
+  const database: DatabaseConfig =
+    parsedDatabase.kind === 'postgres' ? { ...parsedDatabase, poolSize } : parsedDatabase;
   const redisUrl = url('REDIS_URL', ['redis:', 'rediss:']) ?? null;
   const cluster = oneOf('SOLANA_CLUSTER', SOLANA_CLUSTERS, 'devnet');
   const rpcEndpoints = readRpcEndpoints(env, problems, cluster);

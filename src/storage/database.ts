@@ -12,7 +12,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
-import type { DatabaseConfig } from '../config.js';
+import { type DatabaseConfig, DEFAULT_DATABASE_POOL_SIZE } from '../config.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -49,7 +49,7 @@ export function migrationsFolder(): string {
 }
 
 export async function createDatabase(config: DatabaseConfig): Promise<Storage> {
-  return config.kind === 'postgres' ? openPostgres(config.url) : openPglite(config);
+  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize) : openPglite(config);
 }
 
 /**
@@ -126,10 +126,10 @@ async function openPglite(config: Exclude<DatabaseConfig, { kind: 'postgres' }>)
   };
 }
 
-async function openPostgres(url: string): Promise<Storage> {
+async function openPostgres(url: string, poolSize = DEFAULT_DATABASE_POOL_SIZE): Promise<Storage> {
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
+    max: poolSize,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
     application_name: 'vaultkeeper',

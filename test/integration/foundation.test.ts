@@ -96,6 +96,35 @@ describe('migrations', () => {
   });
 });
 
+describe('connection pool', () => {
+  test('DATABASE_POOL_SIZE caps the PostgreSQL connections of a process; further queries wait their turn', async (t) => {
+    if (testStorage.config.kind !== 'postgres') {
+      t.skip('PostgreSQL only: PGlite has one connection');
+      return;
+    }
+    const LOCK = 7_267_999;
+    const storage = await createDatabase({ ...testStorage.config, poolSize: 4 });
+    const holder = await testStorage.storage.pool!.connect();
+    try {
+      await holder.query('select pg_advisory_lock($1)', [LOCK]);
+      // Each query waits on the lock, so each holds its connection until the lock goes.
+      const queries = Array.from({ length: 12 }, () =>
+        storage.pool!.query('select pg_advisory_lock_shared($1), pg_advisory_unlock_shared($1)', [LOCK]),
+      );
+      const pool = storage.pool!;
+      await waitFor(() => pool.totalCount === 4 && pool.waitingCount === 8, {
+        message: `4 connections open and 8 queries waiting (${pool.totalCount}, ${pool.waitingCount})`,
+      });
+      await holder.query('select pg_advisory_unlock($1)', [LOCK]);
+      assert.equal((await Promise.all(queries)).length, 12);
+      assert.ok(pool.totalCount <= 4);
+    } finally {
+      holder.release();
+      await storage.close();
+    }
+  });
+});
+
 describe('error envelope', () => {
   test('unknown route is 404 NOT_FOUND', async () => {
     const res = await app.inject({ method: 'GET', url: '/api/nothing-here' });

@@ -42,9 +42,12 @@ const { values: args } = parseArgs({
     'skip-embedded': { type: 'boolean', default: false },
   },
 });
-/** Client addresses per phase (X-Forwarded-For), each spending at most its 100 reads a minute. */
-const CLIENTS = 5_000;
 const DURATION = Number(args.duration);
+/**
+ * Client addresses per phase (X-Forwarded-For), each spending at most its 100 reads a minute: enough
+ * for 200 000 req/s through a phase of any length, so no phase runs into the limits it measures.
+ */
+const CLIENTS = Math.max(20_000, 2_000 * DURATION);
 const CONNECTIONS = Number(args.connections);
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -451,12 +454,15 @@ function report(
   const byRate = (f: Figures, base: Figures) => f.requestsPerSecond / Math.max(1, base.requestsPerSecond);
   const byCpu = (f: Figures) => ceiling.cpuMicrosPerRequest / Math.max(1, f.cpuMicrosPerRequest);
   const total = (f: Figures) => f.cpuMicrosPerRequest + f.databaseCpuMicrosPerRequest;
-  const line = (text: string, value: number, ok: boolean, unit = '×') =>
-    log(`  ${text}: ${value.toFixed(unit === '×' ? 2 : 0)} ${unit} → ${verdict(ok)}`);
+  // A phase with errors or non-2xx answers (a 429 is cheap) measured something else: no HTTP target passes.
+  const clean = results.every((f) => f.problems === 0);
+  const line = (text: string, value: number, ok: boolean, unit = '×', http = unit !== 'MB') =>
+    log(`  ${text}: ${value.toFixed(unit === '×' ? 2 : 0)} ${unit} → ${verdict(ok && (clean || !http))}`);
   log('');
   log(
     `targets (1-minute load average during the run: ${load.toFixed(1)} on ${availableParallelism()} cores):`,
   );
+  if (!clean) log('  a phase had errors or non-2xx answers: the HTTP targets do not count (MISS)');
   line(
     'cached vault detail ≥ 0.65 × ceiling by req/s',
     byRate(detail, ceiling),

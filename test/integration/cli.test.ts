@@ -4,8 +4,6 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
@@ -17,6 +15,7 @@ import { dailyMetrics, transactions, webhookDeliveries, webhooks } from '../../s
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { randomAddress } from '../support/factories.js';
 import { type FakeValidator, startFakeValidator } from '../support/fake-validator/index.js';
+import { startRpcProxy } from '../support/rpc-proxy.js';
 import { createSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 import { waitFor } from '../support/wait.js';
 
@@ -233,37 +232,19 @@ describe('vaultkeeper backfill and metrics rebuild', () => {
     await fake.deposit(created.vault, 5_000_000_000n);
     await fake.execute(created.vault, { amount: 1_000_000_000 });
     // In front of the validator: the first getSignaturesForAddress answers a JSON-RPC error.
-    let listings = 0;
-    const proxy = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const body = Buffer.concat(chunks).toString('utf8');
-      const call = JSON.parse(body) as { id: unknown; method?: string };
-      if (call.method === 'getSignaturesForAddress' && ++listings === 1) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32603, message: 'busy' } }));
-        return;
-      }
-      const answer = await fetch(fake.rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-      });
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(await answer.text());
-    });
-    await new Promise<void>((listening) => proxy.listen(0, '127.0.0.1', listening));
+    const proxy = await startRpcProxy(fake);
+    proxy.failNext('getSignaturesForAddress');
     try {
-      const { port } = proxy.address() as AddressInfo;
       const run = await cli(['backfill', '--since', '2000-01-01', '--json'], {
-        SOLANA_RPC_URL: `http://127.0.0.1:${port}`,
+        SOLANA_RPC_URL: proxy.httpBase,
       });
       assert.equal(run.code, 0, run.stderr);
+      const listings = proxy.calls('getSignaturesForAddress');
       assert.ok(listings >= 2, `listed ${listings} times`);
       const stored = await backend.use((s) => s.db.select().from(transactions));
       assert.equal(stored.length, 1);
     } finally {
-      await new Promise((closed) => proxy.close(closed));
+      await proxy.close();
     }
   });
 });

@@ -1,5 +1,5 @@
-// A second RPC endpoint in front of the fake validator (same ledger), which can be taken down or made
-// to answer 429 with Retry-After, and which records every request it receives.
+// A second RPC endpoint in front of the fake validator (same ledger), which can be taken down, made to
+// answer 429 with Retry-After or a JSON-RPC error to chosen methods, and which records every request.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createConnection } from 'node:net';
 import { listenRestartable } from './tcp-proxy.js';
@@ -24,6 +24,10 @@ export interface RpcProxy {
   /** 429 to every HTTP request and WebSocket upgrade, with this Retry-After (seconds). */
   rateLimit(retryAfterSeconds: number): void;
   pass(): void;
+  /** The next `times` calls of `method` answer a JSON-RPC internal error instead of reaching the validator. */
+  failNext(method: string, times?: number): void;
+  /** How many HTTP calls of `method` arrived (failed ones included). */
+  calls(method: string): number;
   /** Drops every connection and refuses new ones (a node that went away). */
   down(): Promise<void>;
   /** Accepts connections again on the same port. */
@@ -37,6 +41,8 @@ export async function startRpcProxy(target: { rpcUrl: string }): Promise<RpcProx
   let mode: RpcProxyMode = 'pass';
   let retryAfter = 0;
   let first429At: number | null = null;
+  const failures = new Map<string, number>();
+  const callCounts = new Map<string, number>();
 
   const refuse = (res: ServerResponse) => {
     first429At ??= performance.now();
@@ -47,10 +53,23 @@ export async function startRpcProxy(target: { rpcUrl: string }): Promise<RpcProx
   async function forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    const sent = Buffer.concat(chunks);
+    const call = parseCall(sent);
+    if (call !== null) {
+      callCounts.set(call.method, (callCounts.get(call.method) ?? 0) + 1);
+      const left = failures.get(call.method) ?? 0;
+      if (left > 0) {
+        failures.set(call.method, left - 1);
+        const error = { code: -32603, message: 'Internal error' };
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error }));
+        return;
+      }
+    }
     const answer = await fetch(upstream, {
       method: req.method ?? 'POST',
       headers: { 'content-type': 'application/json' },
-      ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
+      ...(req.method === 'POST' ? { body: sent } : {}),
     });
     const body = Buffer.from(await answer.arrayBuffer());
     res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': body.length });
@@ -110,8 +129,22 @@ export async function startRpcProxy(target: { rpcUrl: string }): Promise<RpcProx
     pass() {
       mode = 'pass';
     },
+    failNext(method, times = 1) {
+      failures.set(method, times);
+    },
+    calls: (method) => callCounts.get(method) ?? 0,
     down: restartable.stop,
     up: restartable.start,
     close: restartable.stop,
   };
+}
+
+/** The method and id of a single JSON-RPC call (null for a batch or anything else). */
+function parseCall(body: Buffer): { method: string; id: unknown } | null {
+  try {
+    const call = JSON.parse(body.toString('utf8')) as { method?: unknown; id?: unknown };
+    return typeof call.method === 'string' ? { method: call.method, id: call.id ?? null } : null;
+  } catch {
+    return null;
+  }
 }

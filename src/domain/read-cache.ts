@@ -44,7 +44,18 @@ export function createReadCache(deps: ReadCacheDeps): ReadCache {
   const misses = deps.metrics.cacheRequests.labels('miss');
   // Concurrent misses of one key share one load instead of stampeding the database.
   const inflight = new Map<string, Promise<unknown>>();
-  const loadOnce = <R>(fullKey: string, loadAndStore: () => Promise<R>): Promise<R> => {
+  /** What `lookup` finds under fullKey (a hit), else one shared `loadAndStore` per key (a miss). */
+  const through = async <R>(
+    fullKey: string,
+    lookup: () => Promise<R | undefined>,
+    loadAndStore: () => Promise<R>,
+  ): Promise<R> => {
+    const cached = await lookup();
+    if (cached !== undefined) {
+      hits.inc();
+      return cached;
+    }
+    misses.inc();
     const running = inflight.get(fullKey) as Promise<R> | undefined;
     if (running !== undefined) return running;
     const loading = loadAndStore().finally(() => inflight.delete(fullKey));
@@ -53,48 +64,33 @@ export function createReadCache(deps: ReadCacheDeps): ReadCache {
   };
 
   return {
-    async read<T>(
-      key: string,
-      ttlSeconds: number,
-      tagsOf: (value: T) => readonly string[],
-      load: () => Promise<T>,
-    ): Promise<T> {
+    read(key, ttlSeconds, tagsOf, load) {
       if (!deps.enabled) return load();
       const fullKey = KEY_PREFIX + key;
-      const cached = await deps.cache.get<T>(fullKey);
-      if (cached !== undefined) {
-        hits.inc();
-        return cached;
-      }
-      misses.inc();
-      return loadOnce(fullKey, async () => {
-        const value = await load();
-        await deps.cache.set(fullKey, value, ttlSeconds, tagsOf(value));
-        return value;
-      });
+      return through(
+        fullKey,
+        () => deps.cache.get(fullKey),
+        async () => {
+          const value = await load();
+          await deps.cache.set(fullKey, value, ttlSeconds, tagsOf(value));
+          return value;
+        },
+      );
     },
 
-    async readBody<T>(
-      key: string,
-      ttlSeconds: number,
-      tagsOf: (value: T) => readonly string[],
-      load: () => Promise<T>,
-      serialize: (value: T) => string,
-    ): Promise<Buffer> {
-      if (!deps.enabled) return Buffer.from(serialize(await load()));
+    readBody(key, ttlSeconds, tagsOf, load, serialize) {
+      if (!deps.enabled) return load().then((value) => Buffer.from(serialize(value)));
       const fullKey = BODY_KEY_PREFIX + key;
-      const cached = await deps.cache.getBody(fullKey);
-      if (cached !== undefined) {
-        hits.inc();
-        return cached;
-      }
-      misses.inc();
-      return loadOnce(fullKey, async () => {
-        const value = await load();
-        const body = Buffer.from(serialize(value));
-        await deps.cache.setBody(fullKey, body, ttlSeconds, tagsOf(value));
-        return body;
-      });
+      return through(
+        fullKey,
+        () => deps.cache.getBody(fullKey),
+        async () => {
+          const value = await load();
+          const body = Buffer.from(serialize(value));
+          await deps.cache.setBody(fullKey, body, ttlSeconds, tagsOf(value));
+          return body;
+        },
+      );
     },
   };
 }

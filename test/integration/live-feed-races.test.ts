@@ -10,6 +10,7 @@ import type { Storage } from '../../src/storage/database.js';
 import { chainEvents } from '../../src/storage/schema/index.js';
 import { createTestApp } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
+import { openEventStream } from '../support/event-stream.js';
 import { waitFor } from '../support/wait.js';
 import { createTestWallet } from '../support/wallet.js';
 
@@ -72,33 +73,9 @@ async function ingest(): Promise<number> {
   return row!.id;
 }
 
-/** Opens a stream and collects the ids of its frames. */
-function openStream(headers: Record<string, string> = {}) {
-  const controller = new AbortController();
-  const ids: number[] = [];
-  const ready = fetch(`${baseUrl}/api/events/stream`, { headers, signal: controller.signal }).then((res) => {
-    assert.equal(res.status, 200);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    void (async () => {
-      try {
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) return;
-          buffer += decoder.decode(value, { stream: true });
-          // Only whole frames (up to the last blank line) are read; the rest waits for more.
-          const cut = buffer.lastIndexOf('\n\n') + 2;
-          for (const match of buffer.slice(0, cut).matchAll(/^id: (\d+)$/gm)) ids.push(Number(match[1]));
-          buffer = buffer.slice(cut);
-        }
-      } catch {
-        // aborted
-      }
-    })();
-  });
-  return { ids, ready, close: () => controller.abort() };
-}
+/** Opens this app's stream and collects its frames. */
+const openStream = (headers: Record<string, string> = {}) =>
+  openEventStream(`${baseUrl}/api/events/stream`, headers);
 
 describe('live feed races', () => {
   test('an event committed between the backlog read and the first poll is still sent', async () => {

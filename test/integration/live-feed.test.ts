@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { chainEvents } from '../../src/storage/schema/index.js';
 import { createTestApp } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
+import { openEventStream } from '../support/event-stream.js';
 import { waitFor } from '../support/wait.js';
 import { createTestWallet } from '../support/wallet.js';
 
@@ -42,39 +43,9 @@ async function ingest(vault: string, name = 'VaultPaused'): Promise<number> {
   return row!.id;
 }
 
-/** Reads an SSE response, collecting `id:` + `data:` frames. */
-function openStream(path: string, headers: Record<string, string> = {}) {
-  const controller = new AbortController();
-  const frames: { id: number; data: { name: string; vault: string; id: number } }[] = [];
-  const ready = fetch(`${baseUrl}${path}`, { headers, signal: controller.signal }).then(async (res) => {
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    void (async () => {
-      try {
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) return;
-          buffer += decoder.decode(value, { stream: true });
-          let cut = buffer.indexOf('\n\n');
-          while (cut >= 0) {
-            const block = buffer.slice(0, cut);
-            buffer = buffer.slice(cut + 2);
-            const id = /^id: (\d+)$/m.exec(block)?.[1];
-            const data = /^data: (.*)$/m.exec(block)?.[1];
-            if (id && data) frames.push({ id: Number(id), data: JSON.parse(data) });
-            cut = buffer.indexOf('\n\n');
-          }
-        }
-      } catch {
-        // aborted
-      }
-    })();
-  });
-  return { frames, ready, close: () => controller.abort() };
-}
+/** Reads an SSE response of this app, collecting `id:` + `data:` frames. */
+const openStream = (path: string, headers: Record<string, string> = {}) =>
+  openEventStream(`${baseUrl}${path}`, headers);
 
 describe('GET /api/events/stream', () => {
   test('streams events as they are ingested, with id lines', async () => {

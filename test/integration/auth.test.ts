@@ -428,7 +428,7 @@ describe('around authentication', () => {
     }
   });
 
-  test('OpenAPI lists the wallet headers as the security of protected routes, with their 401', async () => {
+  test('OpenAPI lists an API key or the wallet headers as the security of protected routes, with their 401', async () => {
     const app = await start();
     const spec = (await app.inject('/api/openapi.json')).json();
     const protectedOperations = [
@@ -437,7 +437,10 @@ describe('around authentication', () => {
       spec.paths['/api/auth/verify'].post,
     ];
     for (const operation of protectedOperations) {
-      assert.deepEqual(operation.security, [{ walletAddress: [], walletSignature: [], walletMessage: [] }]);
+      assert.deepEqual(operation.security, [
+        { apiKey: [] },
+        { walletAddress: [], walletSignature: [], walletMessage: [] },
+      ]);
       assert.ok(operation.responses['401'], 'documents 401');
     }
     assert.equal(spec.paths['/api/vaults'].get.security, undefined);

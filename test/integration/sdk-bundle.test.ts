@@ -1,11 +1,11 @@
-// The browser bundles of vaultkeeper/client and vaultkeeper/webhooks: they build for the browser (no
-// Node-only import resolves there), hold no module from outside src/sdk, and stay within 40 KiB gzipped.
+// The browser bundles of @vaultkeeper/client and @vaultkeeper/webhooks: they build for the browser (no
+// Node-only import resolves there), hold no module from outside packages/, and stay within 40 KiB gzipped.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 
-test('both SDK entry points bundle for the browser from src/sdk alone, under 40 KiB gzipped', async () => {
+test('both packages bundle for the browser from packages/ alone, under 40 KiB gzipped', async () => {
   const { stdout } = await promisify(execFile)(process.execPath, ['scripts/sdk-size.mjs', '--json']);
   const sizes = JSON.parse(stdout) as Record<string, { minified: number; gzipped: number; budget: number }>;
   assert.deepEqual(Object.keys(sizes).sort(), ['client', 'webhooks']);

@@ -1,7 +1,15 @@
-// Server-Sent Events over a fetch body: each `data:` frame parsed as JSON, comments and retry lines skipped.
+// Server-Sent Events over a fetch body: each frame's `id` and `data` (parsed as JSON); comments skipped.
 
-/** Yields the JSON of every event frame until the stream ends or the caller stops iterating. */
-export async function* readEventStream<T>(open: () => Promise<Response>): AsyncGenerator<T, void, undefined> {
+export interface StreamFrame<T> {
+  /** The frame's `id:` field (a frame may carry only an id: where to resume from). */
+  id: string | undefined;
+  data: T | undefined;
+}
+
+/** Yields every frame until the stream ends or the caller stops iterating. */
+export async function* readEventStream<T>(
+  open: () => Promise<Response>,
+): AsyncGenerator<StreamFrame<T>, void, undefined> {
   const response = await open();
   const body = response.body;
   if (body === null) return;
@@ -14,13 +22,17 @@ export async function* readEventStream<T>(open: () => Promise<Response>): AsyncG
       buffered += value.replaceAll('\r\n', '\n');
       let end = buffered.indexOf('\n\n');
       while (end !== -1) {
-        const data = buffered
-          .slice(0, end)
-          .split('\n')
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5));
+        const lines = buffered.slice(0, end).split('\n');
         buffered = buffered.slice(end + 2);
-        if (data.length > 0) yield JSON.parse(data.join('\n')) as T;
+        const field = (name: string) =>
+          lines
+            .filter((line) => line.startsWith(`${name}:`))
+            .map((line) => line.slice(line.startsWith(`${name}: `) ? name.length + 2 : name.length + 1));
+        const data = field('data');
+        const id = field('id').at(-1);
+        if (data.length > 0 || id !== undefined) {
+          yield { id, data: data.length > 0 ? (JSON.parse(data.join('\n')) as T) : undefined };
+        }
         end = buffered.indexOf('\n\n');
       }
     }

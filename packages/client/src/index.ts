@@ -1,5 +1,5 @@
 // @vaultkeeper/client: a typed method for every API route, on fetch (Node 20+, browsers, edge runtimes).
-import { readEventStream } from './event-stream.js';
+import { type EventStreamOptions, followEvents } from './live-feed.js';
 import {
   type CallOptions,
   createTransport,
@@ -50,6 +50,7 @@ import type {
 } from './types.js';
 
 export { fromBase58, toBase58 } from './encoding.js';
+export type { EventStreamOptions } from './live-feed.js';
 export type { KitMessagePartialSigner, MessageSigner, WalletStandardSignMessage } from './signers.js';
 export { fromKitSigner, fromSecretKey, fromWalletStandard } from './signers.js';
 export type { AuthMode, CallOptions, TransportOptions as ClientOptions } from './transport.js';
@@ -273,13 +274,6 @@ function actionMethods(t: Transport) {
   };
 }
 
-export interface EventStreamOptions extends CallOptions {
-  /** Only this vault's events. */
-  vault?: string | undefined;
-  /** Resume right after this event id (as after a reconnect). */
-  lastEventId?: number | undefined;
-}
-
 /**
  * A Vaultkeeper API client. `baseUrl` is the service's PUBLIC_BASE_URL (its host is the signed Domain);
  * `signer` a wallet signer or an API key (`vk_…`).
@@ -320,24 +314,12 @@ export function createVaultkeeperClient(options: TransportOptions) {
     apiKeys: apiKeyMethods(t),
     actions: actionMethods(t),
     events: {
-      /** The live event feed (Server-Sent Events) as an async iterator; abort the signal or `break` to close. */
-      stream: ({
-        vault,
-        lastEventId,
-        signal,
-      }: EventStreamOptions = {}): AsyncGenerator<FeedEvent, void, undefined> =>
-        readEventStream<FeedEvent>(() =>
-          t.open({
-            method: 'GET',
-            path: '/api/events/stream',
-            query: { vault },
-            headers: {
-              accept: 'text/event-stream',
-              ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }),
-            },
-            signal,
-          }),
-        ),
+      /**
+       * The live feed (Server-Sent Events) as an async iterator; abort the signal or `break` to close.
+       * With `reconnect: true` it opens the stream again after a drop and resumes after the last event.
+       */
+      stream: (options: EventStreamOptions = {}): AsyncGenerator<FeedEvent, void, undefined> =>
+        followEvents(t, options),
     },
   };
 }

@@ -234,7 +234,8 @@ function retryDelayMs(response: Response, error: VaultkeeperError): number {
   return typeof fromDetails === 'number' ? fromDetails * 1000 : 1000;
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);

@@ -194,6 +194,9 @@ function distance(a: string, b: string): number {
 
 /** The closest of `candidates` to `given`, when it is close enough to be a typo. */
 export function closest(given: string, candidates: readonly string[]): string | undefined {
+  // A start of a name (`--forward` for `--forward-to`) is a typo too.
+  const started = given.length >= 3 ? candidates.filter((c) => c.startsWith(given)) : [];
+  if (started.length === 1) return started[0];
   const ranked = candidates
     .map((c) => ({ c, d: distance(given.toLowerCase(), c.toLowerCase()) }))
     .sort((x, y) => x.d - y.d);

@@ -12,6 +12,7 @@ import {
   createWebhookCommand,
   deleteWebhookCommand,
   parseAddress,
+  parseWebhookId,
   resolveApiAccess,
   testWebhookCommand,
   type Values,
@@ -151,9 +152,8 @@ async function listDeliveriesCommand(values: Values, out: Output): Promise<numbe
 
 async function retryDeliveriesCommand(values: Values, out: Output): Promise<number> {
   const failed = values.failed === true;
-  const retried = await withDeps((deps) =>
-    retryDeliveries(deps.storage, deps.clock, text(values, 'webhook'), failed, out),
-  );
+  const webhook = parseWebhookId(text(values, 'webhook'));
+  const retried = await withDeps((deps) => retryDeliveries(deps.storage, deps.clock, webhook, failed, out));
   out.result({ retried });
   out.line(`${retried.length} deliveries queued to be sent again now`);
   return EXIT.ok;
@@ -216,7 +216,15 @@ export async function runCli(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     const out = createOutput({ json: parsed.json, stdout: process.stdout, stderr: process.stderr });
-    return await HANDLERS[parsed.command.name]!(parsed.values, out);
+    try {
+      return await HANDLERS[parsed.command.name]!(parsed.values, out);
+    } catch (error) {
+      // A wrong value found by the command itself: point at that command's help.
+      if (error instanceof CliError && error.exitCode === EXIT.usage && error.fix === undefined) {
+        throw new CliError(error.message, EXIT.usage, `see \`vaultkeeper help ${parsed.command.name}\``);
+      }
+      throw error;
+    }
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
     return report(error);

@@ -106,7 +106,11 @@ async function verifyingReceiver(secret: () => string) {
         });
         new StandardWebhook(secret()).verify(request.body, request.headers as Record<string, string>);
         assert.equal(vaultkeeperOnly.id, event.id);
-        verified.push({ id: event.id, event: event.event, feedId: (event.data as unknown as { id: number }).id });
+        verified.push({
+          id: event.id,
+          event: event.event,
+          feedId: (event.data as unknown as { id: number }).id,
+        });
         return { status: 200 };
       } catch (error) {
         refused.push(String(error));

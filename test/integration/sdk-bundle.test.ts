@@ -14,3 +14,17 @@ test('both packages bundle for the browser from packages/ alone, under 40 KiB gz
     assert.ok(size.gzipped > 0 && size.gzipped <= size.budget, `${name}: ${size.gzipped} bytes gzipped`);
   }
 });
+
+test('vaultkeeper/client and vaultkeeper/webhooks of the server package are the two packages', async () => {
+  const [served, client, reexportedHooks, hooks] = await Promise.all([
+    import('vaultkeeper/client'),
+    import('@vaultkeeper/client'),
+    import('vaultkeeper/webhooks'),
+    import('@vaultkeeper/webhooks'),
+  ]);
+  assert.equal(served.createVaultkeeperClient, client.createVaultkeeperClient);
+  assert.equal(served.VaultkeeperError, client.VaultkeeperError);
+  assert.equal(reexportedHooks.verifyWebhook, hooks.verifyWebhook);
+  assert.deepEqual(Object.keys(served).sort(), Object.keys(client).sort());
+  assert.deepEqual(Object.keys(reexportedHooks).sort(), Object.keys(hooks).sort());
+});

@@ -3,9 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { FeedEvent } from '@vaultkeeper/client';
 import ts from 'typescript';
-import type { FeedEvent as ServedFeedEvent } from '../../src/domain/live-feed/live-feed.js';
 import { createTestApp } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createTypeSchemaComparer, type JsonSchema } from '../support/type-schema-drift.js';
@@ -140,11 +138,4 @@ test('the comparison notices a difference: a missing, an extra and a retyped pro
     'Probe.c: type boolean,null vs schema boolean',
     'Probe.d: in the schema, not in the type',
   ]);
-});
-
-test('the live feed event type of the client is the one the service sends', () => {
-  // Compiled by `npm run typecheck`: each is assignable to the other.
-  const served = (event: ServedFeedEvent): FeedEvent => event;
-  const declared = (event: FeedEvent): ServedFeedEvent => event;
-  assert.equal(typeof served, typeof declared);
 });

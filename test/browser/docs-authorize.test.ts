@@ -34,16 +34,17 @@ test('Authorize on /docs takes an API key, and Try it out lists the keys of its 
   const page = await openPage(stack, null);
   await page.goto(`${stack.baseUrl}/docs`);
   await page.locator('button.authorize').first().click();
-  const dialog = page.locator('.auth-container').filter({ hasText: 'apiKey' });
+  const dialog = page.locator('.auth-container').filter({ hasText: 'Bearer' });
   await dialog.locator('input').first().fill(key);
-  await dialog.getByRole('button', { name: 'Authorize', exact: true }).click();
-  await page.getByRole('button', { name: 'Close' }).first().click();
+  // Swagger UI labels its submit button "Apply credentials" (its text reads Authorize).
+  await dialog.locator('button.authorize').click();
+  await page.locator('button.close-modal').first().click();
 
   const operation = page.locator('[id^="operations-"][id$="-listApiKeys"]');
   await operation.locator('.opblock-summary').click();
   await operation.getByRole('button', { name: 'Try it out' }).click();
   await operation.getByRole('button', { name: 'Execute' }).click();
-  const status = operation.locator('.live-responses-table .response-col_status').first();
+  const status = operation.locator('.live-responses-table tr.response .response-col_status').first();
   await status.waitFor({ timeout: 30_000 });
   await page.screenshot({ path: join(ARTIFACTS, 'docs-authorize-api-key.png'), fullPage: false });
   assert.equal((await status.innerText()).trim(), '200');

@@ -7,4 +7,6 @@ export const BROWSER_BUNDLE = {
   minify: true,
   legalComments: 'none',
   write: false,
+  // The workspace packages from their TypeScript sources: no build needed first.
+  conditions: ['vaultkeeper-source'],
 };

@@ -1,6 +1,6 @@
-// npm run sdk:size: bundles vaultkeeper/client and vaultkeeper/webhooks for the browser (minified, with
+// npm run sdk:size: bundles @vaultkeeper/client and @vaultkeeper/webhooks for the browser (minified, with
 // everything they import) and reports their gzipped size; fails when one is over its budget or bundles
-// a module from outside src/sdk. `--json` prints the figures for scripts and tests.
+// a module from outside packages/. `--json` prints the figures for scripts and tests.
 
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -10,7 +10,7 @@ import { BROWSER_BUNDLE } from './browser-bundle.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** Gzipped bytes each entry may take. */
 const BUDGET = 40 * 1024;
-const ENTRIES = { client: 'src/sdk/client.ts', webhooks: 'src/sdk/webhooks.ts' };
+const ENTRIES = { client: 'packages/client/src/index.ts', webhooks: 'packages/webhooks/src/index.ts' };
 
 const sizes = {};
 const strays = [];
@@ -23,8 +23,8 @@ for (const [name, entry] of Object.entries(ENTRIES)) {
     metafile: true,
     logLevel: 'error',
   });
-  // Library code only: the server's modules (routes, storage, Fastify) may lend types, never code.
-  strays.push(...Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('src/sdk/')));
+  // Library code only: nothing of the server, nothing from node_modules.
+  strays.push(...Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('packages/')));
   const bytes = result.outputFiles[0].contents;
   sizes[name] = { minified: bytes.length, gzipped: gzipSync(bytes, { level: 9 }).length, budget: BUDGET };
 }
@@ -36,15 +36,15 @@ if (process.argv.includes('--json')) {
   for (const [name, size] of Object.entries(sizes)) {
     const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
     console.log(
-      `vaultkeeper/${name}: ${kib(size.minified)} minified, ${kib(size.gzipped)} gzipped (budget ${kib(size.budget)})`,
+      `@vaultkeeper/${name}: ${kib(size.minified)} minified, ${kib(size.gzipped)} gzipped (budget ${kib(size.budget)})`,
     );
   }
 }
 if (strays.length > 0) {
-  console.error(`the SDK bundles modules outside src/sdk: ${[...new Set(strays)].join(', ')}`);
+  console.error(`the packages bundle modules outside packages/: ${[...new Set(strays)].join(', ')}`);
   process.exit(1);
 }
 if (over.length > 0) {
-  console.error(`over budget: ${over.map(([name]) => `vaultkeeper/${name}`).join(', ')}`);
+  console.error(`over budget: ${over.map(([name]) => `@vaultkeeper/${name}`).join(', ')}`);
   process.exit(1);
 }

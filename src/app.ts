@@ -11,6 +11,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Logger } from 'pino';
 import type { AppDeps } from './app-deps.js';
 import { trustProxyOption } from './config.js';
+import { ApiKey } from './domain/api-keys/api-key-resource.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
 import { createClientErrorHandler, securityPlugin, sendFrameworkError } from './http/plugins/security.js';
@@ -18,6 +19,7 @@ import { walletAuthPlugin } from './http/plugins/wallet-auth.js';
 import { routeConfigOf } from './http/route-config.js';
 import { actionsRoutes } from './http/routes/actions.routes.js';
 import { analyticsRoutes } from './http/routes/analytics.routes.js';
+import { apiKeyRoutes } from './http/routes/api-keys.routes.js';
 import { authRoutes } from './http/routes/auth.routes.js';
 import { healthRoutes } from './http/routes/health.routes.js';
 import { liveFeedRoutes } from './http/routes/live-feed.routes.js';
@@ -75,6 +77,7 @@ export async function buildApp(
   if (deps.config.trustProxy === true) deps.logger.warn(TRUST_EVERY_HOP_WARNING);
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.addSchema(ErrorEnvelope);
+  app.addSchema(ApiKey);
   registerJsonBodies(app);
   registerErrorHandling(app);
   registerRequestAccounting(app, deps);
@@ -93,6 +96,13 @@ export async function buildApp(
       servers: [{ url: deps.config.publicBaseUrl }],
       components: {
         securitySchemes: {
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'vk_…',
+            description:
+              'An API key (POST /api/api-keys creates one with a wallet signature): acts as the wallet that created it',
+          },
           walletAddress: { type: 'apiKey', in: 'header', name: 'X-Wallet-Address' },
           walletSignature: { type: 'apiKey', in: 'header', name: 'X-Signature' },
           walletMessage: { type: 'apiKey', in: 'header', name: 'X-Message' },
@@ -103,7 +113,7 @@ export async function buildApp(
   });
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: false });
 
-  await app.register(walletAuthPlugin, { walletAuth: services.walletAuth });
+  await app.register(walletAuthPlugin, { walletAuth: services.walletAuth, apiKeys: services.apiKeys });
   await registerRoutes(app, deps, services);
 
   app.get('/api/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () =>
@@ -126,6 +136,7 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Ser
   await app.register(overrideRoutes, { overrides: services.overrides });
   await app.register(analyticsRoutes, { analytics: services.analytics });
   await app.register(webhookRoutes, { webhooks: services.webhooks, deliveries: services.deliveries });
+  await app.register(apiKeyRoutes, { apiKeys: services.apiKeys });
   await app.register(pagesRoutes, { cluster: deps.config.cluster });
 }
 

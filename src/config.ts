@@ -332,3 +332,16 @@ export function deriveWsUrl(rpcUrl: string): string {
   if (url.port !== '') url.port = String(Number(url.port) + 1);
   return url.toString().replace(/\/$/, '');
 }
+
+/** What the CLI's API commands read from the environment: where the service is, and an API key. */
+export interface ClientEnvironment {
+  /** VAULTKEEPER_URL: the service's base URL. */
+  readonly apiUrl: string | undefined;
+  /** VAULTKEEPER_API_KEY: a `vk_…` key. */
+  readonly apiKey: string | undefined;
+}
+
+export function readClientEnvironment(env: Env = process.env): ClientEnvironment {
+  const value = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  return { apiUrl: value('VAULTKEEPER_URL'), apiKey: value('VAULTKEEPER_API_KEY') };
+}

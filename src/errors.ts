@@ -1,26 +1,8 @@
 // One error type with stable codes; the code → HTTP status table lives in src/http/error-codes.ts.
+// The codes are part of the wire format the client package shares.
+import type { ErrorCode } from '@vaultkeeper/client/wire';
 
-export type ErrorCode =
-  | 'VALIDATION_ERROR'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'VAULT_NOT_FOUND'
-  | 'TRANSACTION_NOT_FOUND'
-  | 'OVERRIDE_NOT_FOUND'
-  | 'WEBHOOK_NOT_FOUND'
-  | 'DELIVERY_NOT_FOUND'
-  | 'WEBHOOK_DISABLED'
-  | 'WEBHOOK_NOT_VERIFIED'
-  | 'OVERRIDE_NOT_PENDING'
-  | 'OVERRIDE_EXPIRED'
-  | 'REQUEST_TIMEOUT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'RATE_LIMIT_EXCEEDED'
-  | 'CHAIN_UNAVAILABLE'
-  | 'SERVICE_UNAVAILABLE'
-  | 'INTERNAL_ERROR';
+export type { ErrorCode };
 
 export type ErrorDetails = Record<string, unknown>;
 

@@ -91,9 +91,16 @@ async function main(): Promise<void> {
   });
   await app.listen({ port: config.port, host: config.host });
   deps.roleStatus.api.accepting = true;
+  // The host signed requests must name (their Domain line) and Blink links use: often not the listen address.
   logger.info(
-    { roles: config.roles, database: storage.kind, cache: cache.kind, cluster: config.cluster },
-    'vaultkeeper started',
+    {
+      roles: config.roles,
+      database: storage.kind,
+      cache: cache.kind,
+      cluster: config.cluster,
+      publicBaseUrl: config.publicBaseUrl,
+    },
+    `vaultkeeper started: signed requests and Blinks use ${config.publicBaseUrl} (PUBLIC_BASE_URL)`,
   );
 
   const shutdown = async (signal: NodeJS.Signals) => {

@@ -7,6 +7,7 @@ import { createVaultTransactionBuilder } from './chain/vault-transaction-builder
 import { createVaultWindowDecoder } from './chain/vault-window-decoder.js';
 import { type ActionService, createActionService } from './domain/actions/action-service.js';
 import { type AnalyticsService, createAnalyticsService } from './domain/analytics/analytics.js';
+import { type ApiKeyService, createApiKeyService } from './domain/api-keys/api-key-service.js';
 import { createDatabaseClaimStore } from './domain/auth/replay-guard-store.js';
 import { createWalletAuth, type WalletAuth } from './domain/auth/wallet-auth.js';
 import { createHealthService, type HealthService } from './domain/health/health.js';
@@ -32,6 +33,7 @@ export interface Services {
   /** The one sealer of webhook secrets at rest (the API stores them, the worker signs with them). */
   readonly secretBox: SecretBox;
   readonly walletAuth: WalletAuth;
+  readonly apiKeys: ApiKeyService;
   readonly vaults: VaultReadService;
   readonly vaultWrites: VaultWriteService;
   readonly transactions: TransactionReadService;
@@ -84,6 +86,7 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
       domain: new URL(config.publicBaseUrl).host,
       requireRequestBinding: config.authRequireRequestBinding,
     }),
+    apiKeys: createApiKeyService({ db: storage.db, clock }),
     vaults: createVaultReadService({ db: storage.db, readCache }),
     vaultWrites: createVaultWriteService({
       db: storage.db,

@@ -1,9 +1,9 @@
-// Receiving Vaultkeeper webhooks with the package's verifier (vaultkeeper/webhooks): Standard Webhooks
+// Receiving Vaultkeeper webhooks with the package's verifier (@vaultkeeper/webhooks): Standard Webhooks
 // signature, timestamp tolerance and secret rotation in one call. Run:
 //   WEBHOOK_SECRET=whsec_... node receive-webhook.mjs
 // During a rotation, pass both secrets: WEBHOOK_SECRET=whsec_new,whsec_old
 import { createServer } from 'node:http';
-import { verifyWebhook, WebhookVerificationError } from 'vaultkeeper/webhooks';
+import { verifyWebhook, WebhookVerificationError } from '@vaultkeeper/webhooks';
 
 /** A receiver: 401 with the reason on a refused delivery, 200 once handled; dedupe on `id`. */
 export function createReceiver(secrets, onEvent) {

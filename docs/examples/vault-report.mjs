@@ -1,9 +1,9 @@
-// An owner's morning report with the package's client (vaultkeeper/client): each vault with today's
+// An owner's morning report with the package's client (@vaultkeeper/client): each vault with today's
 // spending and its pending approval requests, then each webhook with its failed deliveries. Run:
 //   VAULTKEEPER_URL=https://vaultkeeper.example.com KEYPAIR=~/.config/solana/id.json node vault-report.mjs
 // VAULTKEEPER_URL is the service's PUBLIC_BASE_URL; KEYPAIR is a solana-keygen JSON file (64 numbers).
 import { readFileSync } from 'node:fs';
-import { createVaultkeeperClient, fromSecretKey } from 'vaultkeeper/client';
+import { createVaultkeeperClient, fromSecretKey } from '@vaultkeeper/client';
 
 const sol = (lamports) => `${(Number(lamports) / 1e9).toFixed(3)} SOL`;
 

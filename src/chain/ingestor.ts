@@ -3,16 +3,22 @@
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Address } from '@solana/kit';
-import type { AppDeps } from '../app-deps.js';
+import type { Logger } from 'pino';
+import type { Cache } from '../cache/cache.js';
+import type { Config } from '../config.js';
 import { createIngestionService, type IngestionService } from '../domain/ingestion/apply-signature.js';
 import { cursorName, findAppliedSignatures, writeHeartbeat } from '../domain/ingestion/cursor.js';
-import type { Tx } from '../storage/database.js';
+import type { Clock } from '../lib/clock.js';
+import type { Metrics } from '../lib/metrics.js';
+import type { RoleStatus } from '../lib/role-status.js';
+import type { Storage, Tx } from '../storage/database.js';
 import { runBackfill } from './backfill.js';
 import { type Backoff, createBackoff, sleep } from './backoff.js';
 import { createChainReader } from './chain-reader.js';
 import { createOrderedReader, readTransaction } from './fetch-transaction.js';
 import { createIngestorLock, type IngestorLock } from './ingestor-lock.js';
 import { createBatchingSolanaRpc } from './rpc-batch.js';
+import type { RpcEndpoints } from './rpc-endpoints.js';
 import { runLogSubscription } from './subscription.js';
 
 /** Live signatures held while a backfill runs; beyond this the backfill reads them instead. */
@@ -31,10 +37,17 @@ export interface IngestorOptions {
   preferredRecheckMs?: number;
 }
 
-export type IngestorDeps = Pick<
-  AppDeps,
-  'config' | 'storage' | 'cache' | 'logger' | 'clock' | 'metrics' | 'rpcEndpoints' | 'roleStatus'
->;
+/** What the ingestor uses of the process's dependencies. */
+export interface IngestorDeps {
+  readonly config: Config;
+  readonly storage: Storage;
+  readonly cache: Cache;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly metrics: Metrics;
+  readonly rpcEndpoints: RpcEndpoints;
+  readonly roleStatus: RoleStatus;
+}
 
 /** Runs until the signal aborts; resolves once the current batch is committed and the lock released. */
 export async function runIngestor(

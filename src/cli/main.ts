@@ -1,48 +1,36 @@
 // The `vaultkeeper` command: start the service, or operate on its database and dependencies.
 // Exit codes: 0 done, 1 a check or the work failed, 2 the command line is wrong, 3 the configuration is.
-import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
 import { createAppDeps } from '../app-deps.js';
 import { createCache } from '../cache/index.js';
-import { type Config, ConfigError, loadConfig } from '../config.js';
+import { type Config, ConfigError, loadConfig, readClientEnvironment } from '../config.js';
 import { createLogger } from '../lib/logger.js';
 import { createDatabase, type Storage } from '../storage/database.js';
+import {
+  type ApiAccess,
+  createWebhookCommand,
+  deleteWebhookCommand,
+  parseAddress,
+  parseWebhookId,
+  resolveApiAccess,
+  testWebhookCommand,
+  type Values,
+} from './api-commands.js';
 import { backfillSince, parseSince } from './backfill.js';
+import { parseCommandLine } from './commands.js';
 import { runDoctor } from './doctor.js';
+import { helpFor } from './help.js';
+import { parseListenSettings, runListen } from './listen.js';
 import { knownMigrations, readMigrationState } from './migrations.js';
 import { listDeliveries, listWebhooks, rebuildMetrics, retryDeliveries } from './operations.js';
 import { CliError, createOutput, EXIT, type Output } from './output.js';
 
-const USAGE = `Usage: vaultkeeper <command> [options]
-
-Commands:
-  start                                      run the service (ROLES chooses api, ingestor, worker)
-  migrate                                    apply the database migrations
-  doctor                                     check config, database, Redis, RPC, the program account, SMTP
-  backfill --since <signature|date>          apply the program's history from that point to now
-  metrics rebuild --from <day> [--to <day>]  rebuild daily metrics from the event log (to: today)
-  webhooks list [--owner <address>]          every subscription (never its secret)
-  deliveries list --webhook <id> [--failed]  a subscription's deliveries, newest first
-  deliveries retry --webhook <id> [--failed] send them again now (only failed ones with --failed)
-
-Options:
-  --json     one JSON document on stdout instead of lines (no progress)
-  --help     this text
-
-Configuration comes from the environment, as for the service (README, Configuration).
-Exit codes: 0 done, 1 a check or the work failed, 2 wrong command line, 3 invalid configuration.`;
-
-const OPTIONS = {
-  json: { type: 'boolean' },
-  help: { type: 'boolean' },
-  since: { type: 'string' },
-  from: { type: 'string' },
-  to: { type: 'string' },
-  owner: { type: 'string' },
-  webhook: { type: 'string' },
-  failed: { type: 'boolean' },
-} as const;
-
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+/** The package's version (package.json sits two levels up from src/cli and from dist/cli). */
+function version(): string {
+  const file = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
 
 function config(): Config {
   try {
@@ -82,30 +70,46 @@ async function doctor(out: Output): Promise<number> {
       `${c.ok ? 'ok  ' : 'FAIL'} ${c.check.padEnd(8)} ${c.detail}${c.fix === undefined ? '' : ` → ${c.fix}`}`,
     );
   }
+  if (checks.some((c) => c.check === 'config' && !c.ok)) return EXIT.config;
   return checks.every((c) => c.ok) ? EXIT.ok : EXIT.failed;
 }
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 async function migrate(out: Output): Promise<number> {
   const loaded = config();
   const before = await readMigrationState(loaded.database).catch(() => ({ applied: 0 }));
   const storage = await createDatabase(loaded.database);
-  await storage.close();
-  const after = await readMigrationState(loaded.database);
+  // Counted on the database just migrated (an in-memory one is gone once it closes).
+  let total: number;
+  try {
+    const [row] = await storage.rows<{ n: number }>(
+      sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
+    );
+    total = Number(row?.n ?? 0);
+  } finally {
+    await storage.close();
+  }
   const result = {
     database: loaded.database.kind,
-    applied: after.applied - before.applied,
-    total: after.applied,
+    applied: total - before.applied,
+    total,
     known: knownMigrations(),
   };
   out.result(result);
   out.line(
-    `${result.database}: ${result.applied} migrations applied now, ${result.total} of ${result.known} in all`,
+    `${result.database}: ${plural(result.applied, 'migration')} applied now, ${result.total} of ${result.known} in all`,
   );
   return EXIT.ok;
 }
 
+const text = (values: Values, name: string) => {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
 async function backfill(values: Values, out: Output): Promise<number> {
-  const since = parseSince(values.since);
+  const since = parseSince(text(values, 'since'));
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
   const result = await withDeps((deps) => backfillSince(deps, since, out, controller.signal));
@@ -116,9 +120,9 @@ async function backfill(values: Values, out: Output): Promise<number> {
   return EXIT.ok;
 }
 
-async function webhooksCommand(sub: string | undefined, values: Values, out: Output): Promise<number> {
-  if (sub !== 'list') throw new CliError('usage: vaultkeeper webhooks list [--owner <address>]', EXIT.usage);
-  const rows = await withDeps((deps) => listWebhooks(deps.storage, values.owner));
+async function listWebhooksCommand(values: Values, out: Output): Promise<number> {
+  const owner = parseAddress(text(values, 'owner'), '--owner');
+  const rows = await withDeps((deps) => listWebhooks(deps.storage, owner));
   out.result({ webhooks: rows });
   for (const w of rows) {
     const state = w.active
@@ -132,88 +136,98 @@ async function webhooksCommand(sub: string | undefined, values: Values, out: Out
   return EXIT.ok;
 }
 
-async function deliveriesCommand(sub: string | undefined, values: Values, out: Output): Promise<number> {
+async function listDeliveriesCommand(values: Values, out: Output): Promise<number> {
   const failed = values.failed === true;
-  if (sub === 'list') {
-    const rows = await withDeps((deps) => listDeliveries(deps.storage, deps.clock, values.webhook, failed));
-    out.result({ deliveries: rows });
-    for (const d of rows) {
-      const last = d.lastStatusCode ?? d.lastError ?? '-';
-      out.line(`${d.id} ${d.event} ${d.status} attempts=${d.attemptCount} last=${last} ${d.createdAt}`);
-    }
-    if (rows.length === 0) out.line('no deliveries');
-    return EXIT.ok;
+  const rows = await withDeps((deps) =>
+    listDeliveries(deps.storage, deps.clock, text(values, 'webhook'), failed),
+  );
+  out.result({ deliveries: rows });
+  for (const d of rows) {
+    const last = d.lastStatusCode ?? d.lastError ?? '-';
+    out.line(`${d.id} ${d.event} ${d.status} attempts=${d.attemptCount} last=${last} ${d.createdAt}`);
   }
-  if (sub === 'retry') {
-    const retried = await withDeps((deps) =>
-      retryDeliveries(deps.storage, deps.clock, values.webhook, failed, out),
-    );
-    out.result({ retried });
-    out.line(`${retried.length} deliveries queued to be sent again now`);
-    return EXIT.ok;
-  }
-  throw new CliError('usage: vaultkeeper deliveries list|retry --webhook <id> [--failed]', EXIT.usage);
+  if (rows.length === 0) out.line('no deliveries');
+  return EXIT.ok;
 }
 
-async function dispatch(words: string[], values: Values, out: Output): Promise<number> {
-  const [command, sub, ...rest] = words;
-  const extra =
-    command === 'metrics' || command === 'webhooks' || command === 'deliveries' ? rest : [sub, ...rest];
-  if (extra.some((w) => w !== undefined))
-    throw new CliError(`unexpected argument "${extra.find(Boolean)}"`, EXIT.usage);
-  switch (command) {
-    case 'start':
-      await import('../main.js');
-      return EXIT.ok;
-    case 'migrate':
-      return migrate(out);
-    case 'doctor':
-      return doctor(out);
-    case 'backfill':
-      return backfill(values, out);
-    case 'metrics': {
-      if (sub !== 'rebuild')
-        throw new CliError('usage: vaultkeeper metrics rebuild --from <day> [--to <day>]', EXIT.usage);
-      const result = await withDeps((deps) => rebuildMetrics(deps.storage, values, deps.clock, out));
-      out.result(result);
-      out.line(`metrics rebuilt from ${result.from} to ${result.to}: ${result.rows} day rows`);
-      return EXIT.ok;
-    }
-    case 'webhooks':
-      return webhooksCommand(sub, values, out);
-    case 'deliveries':
-      return deliveriesCommand(sub, values, out);
-    default:
-      throw new CliError(
-        command === undefined ? 'no command given' : `unknown command "${command}"`,
-        EXIT.usage,
-      );
-  }
+async function retryDeliveriesCommand(values: Values, out: Output): Promise<number> {
+  const failed = values.failed === true;
+  const webhook = parseWebhookId(text(values, 'webhook'));
+  const retried = await withDeps((deps) => retryDeliveries(deps.storage, deps.clock, webhook, failed, out));
+  out.result({ retried });
+  out.line(`${retried.length} deliveries queued to be sent again now`);
+  return EXIT.ok;
+}
+
+async function rebuildMetricsCommand(values: Values, out: Output): Promise<number> {
+  const range = { from: text(values, 'from'), to: text(values, 'to') };
+  const result = await withDeps((deps) => rebuildMetrics(deps.storage, range, deps.clock, out));
+  out.result(result);
+  out.line(`metrics rebuilt from ${result.from} to ${result.to}: ${result.rows} day rows`);
+  return EXIT.ok;
+}
+
+async function listen(values: Values, out: Output): Promise<number> {
+  const settings = parseListenSettings(values);
+  const controller = new AbortController();
+  process.once('SIGINT', () => controller.abort());
+  process.once('SIGTERM', () => controller.abort());
+  return runListen(settings, apiAccess(values), out, controller.signal);
+}
+
+/** The API URL and key of an owner command (PUBLIC_BASE_URL only read when neither flag nor env names one). */
+const apiAccess = (values: Values): ApiAccess =>
+  resolveApiAccess(values, readClientEnvironment(), () => config().publicBaseUrl);
+
+const HANDLERS: Readonly<Record<string, (values: Values, out: Output) => Promise<number>>> = {
+  start: async () => {
+    await import('../main.js');
+    return EXIT.ok;
+  },
+  migrate: (_, out) => migrate(out),
+  doctor: (_, out) => doctor(out),
+  backfill,
+  'metrics rebuild': rebuildMetricsCommand,
+  'webhooks list': listWebhooksCommand,
+  'webhooks create': (values, out) => createWebhookCommand(values, () => apiAccess(values), out),
+  'webhooks test': (values, out) => testWebhookCommand(values, () => apiAccess(values), out),
+  'webhooks delete': (values, out) => deleteWebhookCommand(values, () => apiAccess(values), out),
+  'deliveries list': listDeliveriesCommand,
+  'deliveries retry': retryDeliveriesCommand,
+  listen,
+};
+
+function report(error: CliError): number {
+  process.stderr.write(
+    `vaultkeeper: ${error.message}${error.fix === undefined ? '' : `\n  → ${error.fix}`}\n`,
+  );
+  return error.exitCode;
 }
 
 export async function runCli(argv: string[]): Promise<number> {
-  let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
-    return EXIT.usage;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return EXIT.ok;
-  }
-  const out = createOutput({ json: values.json === true, stdout: process.stdout, stderr: process.stderr });
-  try {
-    return await dispatch(positionals, values, out);
+    const parsed = parseCommandLine(argv);
+    if (parsed.kind === 'version') {
+      process.stdout.write(`vaultkeeper ${version()}\n`);
+      return EXIT.ok;
+    }
+    if (parsed.kind === 'help') {
+      process.stdout.write(`${helpFor(parsed.topic)}\n`);
+      return EXIT.ok;
+    }
+    const out = createOutput({ json: parsed.json, stdout: process.stdout, stderr: process.stderr });
+    try {
+      return await HANDLERS[parsed.command.name]!(parsed.values, out);
+    } catch (error) {
+      // A wrong value found by the command itself: point at that command's help.
+      if (error instanceof CliError && error.exitCode === EXIT.usage && error.fix === undefined) {
+        throw new CliError(error.message, EXIT.usage, `see \`vaultkeeper help ${parsed.command.name}\``);
+      }
+      throw error;
+    }
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
-    process.stderr.write(
-      `vaultkeeper: ${error.message}${error.fix === undefined ? '' : `\n  → ${error.fix}`}\n`,
-    );
-    if (error.exitCode === EXIT.usage) process.stderr.write(`\n${USAGE}\n`);
-    return error.exitCode;
+    return report(error);
   }
 }
 

@@ -21,6 +21,10 @@ export interface Output {
   line(text: string): void;
   /** The result document of --json (nothing without it). */
   result(value: unknown): void;
+  /** One JSON line per item of a stream with --json (nothing without it). */
+  record(value: unknown): void;
+  /** A status line for people on stderr (also with --json, whose stdout stays JSON). */
+  note(text: string): void;
   /** A progress bar on stderr when it is a terminal and --json is off; `total` null counts without a bar. */
   progress(label: string, total: number | null): { tick(count?: number): void; done(): void };
 }
@@ -39,6 +43,12 @@ export function createOutput(options: {
     },
     result(value) {
       if (json) stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    },
+    record(value) {
+      if (json) stdout.write(`${JSON.stringify(value)}\n`);
+    },
+    note(text) {
+      stderr.write(`${text}\n`);
     },
     progress(label, total) {
       let count = 0;

@@ -1,11 +1,11 @@
 // The delivery worker: claims due deliveries, sends them outside any transaction, records outcomes.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { AppDeps } from '../app-deps.js';
+import type { Config } from '../config.js';
 import { createSecretBox, resealWebhookSecrets, type SecretBox } from '../domain/webhooks/secret-box.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../lib/metrics.js';
-import type { WorkerStatus } from '../lib/role-status.js';
+import type { RoleStatus, WorkerStatus } from '../lib/role-status.js';
 import { createWaiter, type Waiter } from '../lib/waiter.js';
 import type { Storage } from '../storage/database.js';
 import { type AttemptRecorder, createAttemptRecorder } from './attempt-recorder.js';
@@ -246,8 +246,14 @@ async function drain(ctx: WorkerContext): Promise<void> {
 
 /** The worker role as main runs it: senders from config, stopped by main's AbortSignal. */
 export async function runDeliveryWorker(
-  deps: Pick<AppDeps, 'config' | 'storage' | 'clock' | 'logger' | 'metrics'> &
-    Partial<Pick<AppDeps, 'roleStatus'>>,
+  deps: {
+    readonly config: Config;
+    readonly storage: Storage;
+    readonly clock: Clock;
+    readonly logger: Logger;
+    readonly metrics: Metrics;
+    readonly roleStatus?: RoleStatus;
+  },
   signal: AbortSignal,
   overrides: {
     resolve?: Resolver;

@@ -37,13 +37,16 @@ const CENSOR = '[redacted]';
 
 // Secrets recognisable by shape, scrubbed from the finished line whatever key or depth carried them.
 const WEBHOOK_SECRET = /whsec_[A-Za-z0-9+/=_-]*/g;
+/** An API key's random part (a key's 10-character prefix alone is not a secret, but is not kept either). */
+const API_KEY = /\bvk_[A-Za-z0-9_-]{7,}/g;
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:"'\\]*:[^\s/@"'\\]*@/gi;
 const PEM_PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g;
 
-/** Replaces webhook secrets, passwords in URLs and PEM private keys in one serialized log line. */
+/** Replaces webhook secrets, API keys, passwords in URLs and PEM private keys in one serialized log line. */
 export function scrubLogLine(line: string): string {
   let out = line;
   if (out.includes('whsec_')) out = out.replace(WEBHOOK_SECRET, `whsec_${CENSOR}`);
+  if (out.includes('vk_')) out = out.replace(API_KEY, `vk_${CENSOR}`);
   if (out.includes('://')) out = out.replace(URL_CREDENTIALS, `$1${CENSOR}@`);
   if (out.includes('PRIVATE KEY-----')) out = out.replace(PEM_PRIVATE_KEY, CENSOR);
   return out;

@@ -1,13 +1,13 @@
 // The service's JSON API from the pages (same origin), through the package's own client: the types
-// are the route schemas', the error is its VaultkeeperError.
+// are the API's, the error is its VaultkeeperError.
 import {
   createVaultkeeperClient,
   type OverrideRequest,
   type TransactionListItem,
   VaultkeeperError,
-} from '../sdk/client.js';
+} from '@vaultkeeper/client';
 
-export type { Analytics, Realtime, Vault } from '../sdk/client.js';
+export type { Analytics, Realtime, Vault } from '@vaultkeeper/client';
 export type Override = OverrideRequest;
 export type Transaction = TransactionListItem;
 

@@ -1,7 +1,6 @@
 // Byte encodings the pages need (the client's own, so the bundle carries one of each).
 
-export { toBase58 as encodeBase58 } from '../sdk/encoding.js';
-export { buildSignMessageText, type SignMessageData } from '../sdk/sign-message.js';
+export { buildSignMessageText, type SignMessageData, toBase58 as encodeBase58 } from '@vaultkeeper/client';
 
 export function decodeBase64(text: string): Uint8Array {
   const binary = atob(text);

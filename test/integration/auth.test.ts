@@ -291,6 +291,16 @@ describe('request-bound messages', () => {
     assert.equal((await rename(withPort, bound({ ...request, domain: 'vk.example:8080' }))).statusCode, 200);
   });
 
+  test('wrong_request names the Domain the service expects, in details and in the message', async () => {
+    const app = await start({ env: { PUBLIC_BASE_URL: 'http://localhost:3000' } });
+    const request = { method: 'PATCH', path: path(), body: { name: 'Renamed' } };
+    const response = await rename(app, bound({ ...request, domain: '127.0.0.1:3000' }));
+    assertUnauthorized(response, 'wrong_request');
+    const body = response.json() as { error: string; details: Record<string, unknown> };
+    assert.equal(body.details.expectedDomain, 'localhost:3000');
+    assert.match(body.error, /expects Domain: localhost:3000/);
+  });
+
   test('wrong_message: binding lines out of shape', async () => {
     const app = await start();
     const base = createAuthMessage();
@@ -428,7 +438,7 @@ describe('around authentication', () => {
     }
   });
 
-  test('OpenAPI lists the wallet headers as the security of protected routes, with their 401', async () => {
+  test('OpenAPI lists an API key or the wallet headers as the security of protected routes, with their 401', async () => {
     const app = await start();
     const spec = (await app.inject('/api/openapi.json')).json();
     const protectedOperations = [
@@ -437,7 +447,10 @@ describe('around authentication', () => {
       spec.paths['/api/auth/verify'].post,
     ];
     for (const operation of protectedOperations) {
-      assert.deepEqual(operation.security, [{ walletAddress: [], walletSignature: [], walletMessage: [] }]);
+      assert.deepEqual(operation.security, [
+        { apiKey: [] },
+        { walletAddress: [], walletSignature: [], walletMessage: [] },
+      ]);
       assert.ok(operation.responses['401'], 'documents 401');
     }
     assert.equal(spec.paths['/api/vaults'].get.security, undefined);

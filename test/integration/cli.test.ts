@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
@@ -98,14 +98,59 @@ const json = (run: Run) => {
 };
 
 describe('vaultkeeper command line', () => {
-  test('--help, unknown commands and options, and an invalid configuration have their exit codes', async () => {
-    const help = await cli(['--help']);
-    assert.equal(help.code, 0);
-    assert.match(help.stdout, /^Usage: vaultkeeper <command>/);
-    for (const args of [[], ['launch'], ['migrate', '--bogus'], ['metrics', 'shrink'], ['doctor', 'extra']]) {
+  test('--version and -v print the package version', async () => {
+    const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const run = await cli([flag]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, `vaultkeeper ${version}\n`);
+    }
+  });
+
+  test('-h and --help everywhere: globally, per group and per command, and help <command>', async () => {
+    // Every spelling is checked in src/cli/commands.test.ts; here, one of each as a process.
+    for (const args of [['-h']]) {
       const run = await cli(args);
+      assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stdout, /^Usage: vaultkeeper <command>/);
+      assert.match(run.stdout, /listen --forward-to <url>/);
+    }
+    for (const args of [['webhooks', '--help']]) {
+      const run = await cli(args);
+      assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stdout, /^Usage: vaultkeeper webhooks <list\|create\|test\|delete>/);
+    }
+    for (const args of [['help', 'webhooks', 'list']]) {
+      const run = await cli(args);
+      assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stdout, /^Usage: vaultkeeper webhooks list \[--owner <address>\]/);
+      assert.match(run.stdout, /--owner <address> +only this wallet's subscriptions/);
+    }
+    const listen = await cli(['listen', '--help']);
+    assert.match(listen.stdout, /--forward-to <url>/);
+    assert.match(listen.stdout, /Last-Event-ID/);
+  });
+
+  test('a wrong command line exits 2 with one line saying why, a hint, and a suggestion for a typo', async () => {
+    // The whole grammar is checked in src/cli/commands.test.ts; here, what a process prints and exits.
+    const cases: [string[], RegExp][] = [
+      [[], /^vaultkeeper: no command given\n {2}→ see `vaultkeeper --help`\n$/],
+      [['lisen'], /unknown command "lisen" \(did you mean "listen"\?\)/],
+      [
+        ['webhooks', 'list', '--ownr', randomAddress()],
+        /unknown option "--ownr" for "webhooks list" \(did you mean "--owner"\?\)/,
+      ],
+      [['webhooks', 'list', '--owner', 'xyz'], /--owner must be a base58 address \(32 bytes\), got "xyz"/],
+      [['deliveries', 'list', '--webhook', 'nope'], /--webhook must be a subscription id \(uuid\)/],
+    ];
+    for (const [args, message] of cases) {
+      const run = await cli(args, { VAULTKEEPER_API_KEY: `vk_${'A'.repeat(43)}` });
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
-      assert.match(run.stderr, /Usage: vaultkeeper/);
+      assert.match(run.stderr, message, args.join(' '));
+      const lines = run.stderr.trimEnd().split('\n');
+      assert.equal(lines.length, 2, `one line and a hint: ${run.stderr}`);
+      assert.match(lines[1]!, /^ {2}→ /);
+      assert.equal(run.stdout, '');
     }
     const misconfigured = await cli(['migrate'], { SOLANA_CLUSTER: 'moonnet' });
     assert.equal(misconfigured.code, 3, misconfigured.stderr);
@@ -122,6 +167,27 @@ describe('vaultkeeper command line', () => {
     const again = await cli(['migrate']);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, new RegExp(`: 0 migrations applied now, ${known} of ${known} in all`));
+  });
+
+  test('migrate on memory:// prints what the README shows', async () => {
+    const readme = await readFile('README.md', 'utf8');
+    const shown = /\| `migrate` +\|.*on `memory:\/\/`: `([^`]+)`/.exec(readme)?.[1];
+    assert.ok(shown, 'the README shows the output of migrate on memory://');
+    const run = await cli(['migrate'], { DATABASE_URL: 'memory://' });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, `${shown}\n`);
+  });
+
+  test('the exit codes the README documents are the ones the command uses', async () => {
+    const readme = await readFile('README.md', 'utf8');
+    assert.match(readme, /`doctor` [^\n]*exits `3` when the configuration is invalid/);
+    assert.match(
+      readme,
+      /Exit codes: `0` done, `1` a check or the work failed[\s\S]{0,120}?`2` a wrong command line, `3` an invalid configuration/,
+    );
+    const doctor = await cli(['doctor'], { PORT: 'abc' });
+    assert.equal(doctor.code, 3, doctor.stdout + doctor.stderr);
+    assert.match(doctor.stdout, /^FAIL config +PORT/m);
   });
 });
 

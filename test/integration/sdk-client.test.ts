@@ -313,6 +313,48 @@ describe('vaultkeeper/client Blinks and webhooks', () => {
   });
 });
 
+describe('vaultkeeper/client with an API key', () => {
+  test('a wallet creates a key; the key as signer calls as that wallet and cannot make keys', async () => {
+    await serve();
+    const owner = createTestWallet();
+    const created = await clientFor(owner).apiKeys.create({ name: 'server' });
+    assert.match(created.key, /^vk_[A-Za-z0-9_-]{43}$/);
+    const byKey = clientFor(created.key);
+    const hook = await byKey.webhooks.create({ url: 'http://127.0.0.1:9/hooks', events: ['vault.paused'] });
+    assert.deepEqual(
+      (await clientFor(owner).webhooks.list()).webhooks.map((w) => w.id),
+      [hook.id],
+    );
+    assert.equal((await byKey.auth.verify()).wallet, owner.address);
+    assert.equal((await byKey.apiKeys.list()).apiKeys[0]?.prefix, created.key.slice(0, 10));
+    const sent = seen.at(-1)!;
+    assert.equal(sent.headers.authorization, `Bearer ${created.key}`);
+    assert.equal(sent.headers['x-signature'], undefined);
+    const refused = await failure(byKey.apiKeys.create({ name: 'more' }));
+    assert.equal(refused.status, 0);
+    assert.match(refused.message, /needs a wallet signer/);
+    await byKey.apiKeys.delete(created.id);
+    const revoked = await failure(byKey.webhooks.list());
+    assert.deepEqual([revoked.status, revoked.details.reason], [401, 'revoked_key']);
+    assert.throws(() => clientFor('not-a-key'), TypeError);
+  });
+
+  test('a signature for another host: the error names the Domain the service expects and what to change', async () => {
+    await serve();
+    const expected = new URL(baseUrl).host;
+    const owner = createTestWallet();
+    // The same service through another name for its host: signatures name that name.
+    const other = baseUrl.replace('127.0.0.1', 'localhost');
+    const error = await failure(createVaultkeeperClient({ baseUrl: other, signer: owner }).webhooks.list());
+    assert.deepEqual(
+      [error.status, error.details.reason, error.details.expectedDomain],
+      [401, 'wrong_request', expected],
+    );
+    assert.ok(error.message.includes(`the service expects Domain ${expected}`), error.message);
+    assert.ok(error.message.includes("set baseUrl to the service's PUBLIC_BASE_URL"), error.message);
+  });
+});
+
 describe('vaultkeeper/client errors', () => {
   test('the error envelope becomes one VaultkeeperError with code, details and status', async () => {
     await serve();

@@ -2,7 +2,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { getBase58Decoder } from '@solana/kit';
 
-export { buildSignMessageText } from '../../sdk/sign-message.js';
+export { buildSignMessageText } from '@vaultkeeper/client/wire';
 export type { SignMessageData } from './sign-message-data.js';
 
 const base58 = getBase58Decoder();

@@ -1,10 +1,10 @@
 // Wallet authentication: a signed, fresh, single-use message proves control of an address.
 import { hash } from 'node:crypto';
+import { AUTH_MESSAGE_PREFIX, requestBindingLines } from '@vaultkeeper/client/wire';
 import type { Cache } from '../../cache/cache.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeBase58, publicKeyOf, verifyEd25519 } from '../../lib/ed25519.js';
-import { AUTH_MESSAGE_PREFIX, requestBindingLines } from '../../sdk/auth-message.js';
 import { createReplayGuard } from './replay-guard.js';
 import type { ClaimStore } from './replay-guard-store.js';
 
@@ -41,7 +41,7 @@ const FAILURE_MESSAGES: Readonly<Record<AuthFailureReason, string>> = {
   wrong_message: 'Signed message is not the Vaultkeeper authentication message',
   expired: 'Signed message timestamp is outside the accepted window',
   replayed: 'This signature was already used',
-  wrong_request: 'Signed message names another request, body or domain',
+  wrong_request: 'Signed message names another request, body or domain than this one',
   unbound_message: 'Signed message must name the request (Request, Body-SHA256 and Domain lines)',
 };
 
@@ -71,6 +71,18 @@ function buildRequestBinding(request: SignedRequest, domain: string): string {
 
 function unauthorized(reason: AuthFailureReason): AppError {
   return new AppError('UNAUTHORIZED', FAILURE_MESSAGES[reason], { reason });
+}
+
+/** wrong_request names the Domain this service expects: the usual cause is a client on another host name. */
+function wrongRequest(domain: string): AppError {
+  return new AppError(
+    'UNAUTHORIZED',
+    `${FAILURE_MESSAGES.wrong_request} (this service expects Domain: ${domain})`,
+    {
+      reason: 'wrong_request',
+      expectedDomain: domain,
+    },
+  );
 }
 
 /**
@@ -117,7 +129,11 @@ export function createWalletAuth(deps: WalletAuthDeps) {
      * Returns the authenticated wallet address, or throws UNAUTHORIZED with details.reason. Cheap
      * checks run first so a stale or malformed request never costs a signature verification.
      */
-    async authenticate(headers: WalletAuthHeaders, request?: SignedRequest): Promise<string> {
+    async authenticate(
+      headers: WalletAuthHeaders,
+      request?: SignedRequest,
+      options: { requireBinding?: boolean } = {},
+    ): Promise<string> {
       const { address, signature, message } = headers;
       if (!address || !signature || !message) throw unauthorized('missing_headers');
       const key = publicKeyOf(address);
@@ -133,7 +149,7 @@ export function createWalletAuth(deps: WalletAuthDeps) {
       const ageMs = deps.clock.now().getTime() - Number(stamp);
       if (ageMs > maxAgeMs || ageMs < -FUTURE_SKEW_MS) throw unauthorized('expired');
       if (newline === -1) {
-        if (deps.requireRequestBinding) throw unauthorized('unbound_message');
+        if (deps.requireRequestBinding || options.requireBinding) throw unauthorized('unbound_message');
       } else {
         checkBinding(text.slice(newline + 1), request, deps.domain);
       }
@@ -155,5 +171,5 @@ const BINDING_LINES = /^Request: [^\n]*\nBody-SHA256: [0-9a-f]{64}\nDomain: [^\n
 /** The lines after the timestamp must name this very request; when they do not, their shape says why. */
 function checkBinding(lines: string, request: SignedRequest | undefined, domain: string): void {
   if (request !== undefined && lines === buildRequestBinding(request, domain)) return;
-  throw unauthorized(BINDING_LINES.test(lines) ? 'wrong_request' : 'wrong_message');
+  throw BINDING_LINES.test(lines) ? wrongRequest(domain) : unauthorized('wrong_message');
 }

@@ -1,6 +1,5 @@
 // The per-transaction toolkit the event handlers use: find or create the vault, add transaction and
 // override rows, queue webhooks, mark metric days. Everything lands in the batch state or output.
-import type { SolanaCluster } from '../../config.js';
 import type { OutboxEvent } from '../webhooks/outbox.js';
 import type { BatchState, OverrideState, VaultState } from './batch-state.js';
 import {
@@ -10,6 +9,7 @@ import {
   buildVaultPayload,
   type OverrideLinks,
 } from './payloads.js';
+import type { IngestionWarning, ProjectionInput, ProjectionOutput } from './projection-io.js';
 import {
   addOverride,
   addPendingTransfer,
@@ -21,39 +21,10 @@ import {
   type Scope,
   settlePendingTransfer,
 } from './projection-rows.js';
-import type { ChainTransaction, OverrideAccountState, VaultAccountRead } from './types.js';
+import type { ChainTransaction } from './types.js';
 import { applyAccount, createVault } from './vault-projection.js';
 
-export interface IngestionWarning {
-  kind:
-    | 'unknown_event'
-    | 'malformed_event'
-    | 'truncated_logs'
-    | 'vault_unknown'
-    | 'override_unknown'
-    | 'blocked_without_request';
-  signature: string;
-  detail: string;
-}
-
-export interface ProjectionInput {
-  state: BatchState;
-  cluster: SolanaCluster;
-  vaultReads: ReadonlyMap<string, VaultAccountRead>;
-  overrideReads: ReadonlyMap<string, OverrideAccountState>;
-  publicBaseUrl: string;
-  now: Date;
-}
-
-export interface ProjectionOutput {
-  blinks: { id: string; overrideId: string; url: string }[];
-  /** UTC days whose metrics changed, by `${vaultId}|${YYYY-MM-DD}`. */
-  dirtyDays: Map<string, { vaultId: string; day: string }>;
-  webhooks: OutboxEvent[];
-  /** Addresses of vaults whose cached reads are now stale. */
-  touchedVaults: Set<string>;
-  warnings: IngestionWarning[];
-}
+export type { IngestionWarning, ProjectionInput, ProjectionOutput } from './projection-io.js';
 
 export type TransactionContext = ReturnType<typeof createTransactionContext>;
 

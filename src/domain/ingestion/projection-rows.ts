@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { TransactionStatus } from '../../storage/schema/index.js';
 import type { OverrideState, TransactionState, VaultState } from './batch-state.js';
 import { buildBlinkUrl } from './payloads.js';
-import type { ProjectionInput, ProjectionOutput } from './projection-context.js';
+import type { ProjectionInput, ProjectionOutput } from './projection-io.js';
 import { type ChainTransaction, overrideKey } from './types.js';
 import { findByChainNonce, findFirstRequest, fromUnix } from './vault-projection.js';
 

@@ -4,12 +4,8 @@
 // can write the dirty ones), and the webhooks, Blinks and dirty metric days are returned.
 import { OVERRIDE_TTL_SECONDS } from '../overrides/override-resource.js';
 import { buildBlockedPayload, buildPolicyPayload, buildTransactionPayload } from './payloads.js';
-import {
-  createTransactionContext,
-  type ProjectionInput,
-  type ProjectionOutput,
-  type TransactionContext,
-} from './projection-context.js';
+import { createTransactionContext, type TransactionContext } from './projection-context.js';
+import type { ProjectionInput, ProjectionOutput } from './projection-io.js';
 import type { ChainEvent, ChainEventName, ChainTransaction, KnownChainEvent } from './types.js';
 import {
   findApprovedOverride,
@@ -19,7 +15,7 @@ import {
   tierIndex,
 } from './vault-projection.js';
 
-export type { IngestionWarning, ProjectionInput, ProjectionOutput } from './projection-context.js';
+export type { IngestionWarning, ProjectionInput, ProjectionOutput } from './projection-io.js';
 
 type EventOf<N extends ChainEventName> = Extract<ChainEvent, { name: N }>;
 type Projection<N extends ChainEventName> = (ctx: TransactionContext, event: EventOf<N>) => void;

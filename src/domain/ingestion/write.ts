@@ -13,7 +13,7 @@ import { recordTransactionStats } from '../vaults/vault-stats.js';
 import { enqueueWebhookEvent } from '../webhooks/outbox.js';
 import type { BatchState } from './batch-state.js';
 import { jsonRows } from './event-log.js';
-import type { ProjectionOutput } from './projection-context.js';
+import type { ProjectionOutput } from './projection-io.js';
 
 const excluded = (column: PgColumn): SQL => sql.raw(`excluded."${column.name}"`);
 

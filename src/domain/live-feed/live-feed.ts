@@ -1,19 +1,11 @@
 // The live feed of ingested events: one poller per process reads new chain_events rows and fans
 // them out to subscribers, so it works whichever process ingested them (and on PGlite).
+import type { FeedEvent } from '@vaultkeeper/client';
 import { sql } from 'drizzle-orm';
 import type { Storage } from '../../storage/database.js';
 
-export interface FeedEvent {
-  id: number;
-  name: string;
-  vault: string | null;
-  signature: string;
-  eventIndex: number;
-  slot: number;
-  blockTime: string | null;
-  instruction: string | null;
-  data: unknown;
-}
+// The event as the stream sends it is a wire format the client package defines.
+export type { FeedEvent };
 
 type Listener = (event: FeedEvent) => void;
 

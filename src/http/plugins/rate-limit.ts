@@ -4,9 +4,11 @@
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { AppDeps } from '../../app-deps.js';
 import type { Cache, RedisCache } from '../../cache/index.js';
+import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { routeConfigOf } from '../route-config.js';
 
 export type RateLimitCategory = 'read' | 'write' | 'analytics';
@@ -185,7 +187,7 @@ function categoryOf(
 }
 
 export interface RateLimitPluginOptions {
-  deps: Pick<AppDeps, 'config' | 'cache' | 'metrics' | 'clock'>;
+  deps: { readonly config: Config; readonly cache: Cache; readonly metrics: Metrics; readonly clock: Clock };
   /** URL prefixes exempt like `config: { rateLimit: false }` (routes of plugins we do not write, e.g. /docs). */
   exemptPrefixes?: readonly string[];
 }

@@ -1,19 +1,29 @@
-// Protected routes: `config: { auth: 'required' }` demands wallet headers; 'optional' checks them when present.
+// Protected routes: `config: { auth: 'required' }` demands wallet headers or an API key; 'optional'
+// checks wallet headers when present. `apiKeys: false` accepts a wallet signature only, and
+// `requestBound: true` only one that names its request.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
+import type { ApiKeyService } from '../../domain/api-keys/api-key-service.js';
 import type { WalletAuth, WalletAuthHeaders } from '../../domain/auth/wallet-auth.js';
+import { AppError, validationError } from '../../errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: 'required' | 'optional';
+    /** False: a wallet signature only (creating keys, Blink POSTs). */
+    apiKeys?: boolean;
+    /** The wallet's message must name this request, whatever AUTH_REQUIRE_REQUEST_BINDING says. */
+    requestBound?: boolean;
   }
   interface FastifyRequest {
-    /** The authenticated wallet address, or null. */
+    /** The authenticated wallet address (an API key's creating wallet), or null. */
     wallet: string | null;
   }
 }
 
 const WALLET_SECURITY = { walletAddress: [], walletSignature: [], walletMessage: [] };
+const KEY_SECURITY = { apiKey: [] };
+const BEARER = /^Bearer[ \t]+(\S*)[ \t]*$/i;
 
 export function readWalletHeaders(request: FastifyRequest): WalletAuthHeaders {
   const header = (name: string) => {
@@ -32,12 +42,19 @@ export function hasWalletHeaders(request: FastifyRequest): boolean {
   return address !== undefined || signature !== undefined || message !== undefined;
 }
 
-/** OpenAPI: protected routes list the three wallet headers as their security, and their 401. */
+/** The token of `Authorization: Bearer <token>`; undefined without one (other schemes are not ours). */
+function readBearer(request: FastifyRequest): string | undefined {
+  const value = request.headers.authorization;
+  return typeof value === 'string' ? BEARER.exec(value)?.[1] : undefined;
+}
+
+/** OpenAPI: protected routes list their security (a key, or the three wallet headers) and their 401. */
 function documentAuth(route: RouteOptions): void {
   const mode = route.config?.auth;
   if (mode === undefined) return;
   const schema = (route.schema ?? {}) as Record<string, unknown>;
-  schema.security ??= mode === 'required' ? [WALLET_SECURITY] : [{}, WALLET_SECURITY];
+  const accepted = route.config?.apiKeys === false ? [WALLET_SECURITY] : [KEY_SECURITY, WALLET_SECURITY];
+  schema.security ??= mode === 'required' ? accepted : [{}, ...accepted];
   const response = schema.response as Record<string, unknown> | undefined;
   if (response !== undefined) response[401] ??= { $ref: 'ErrorEnvelope#' };
   route.schema = schema;
@@ -50,27 +67,59 @@ function appendRouteHook(route: RouteOptions, kind: 'onRequest' | 'preValidation
   options[kind] = [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), hook];
 }
 
-export const walletAuthPlugin = fp<{ walletAuth: WalletAuth }>(
-  async (app: FastifyInstance, { walletAuth }) => {
+const bothGiven = () =>
+  validationError(
+    [{ path: 'headers', message: 'send an API key or wallet signature headers, not both' }],
+    'Send either Authorization: Bearer <API key> or the wallet signature headers, not both',
+  );
+
+const walletRequired = () =>
+  new AppError(
+    'UNAUTHORIZED',
+    'This route needs a wallet signature (X-Wallet-Address, X-Signature, X-Message): API keys are not accepted here',
+    { reason: 'wallet_required' },
+  );
+
+export interface CredentialOptions {
+  walletAuth: WalletAuth;
+  apiKeys: Pick<ApiKeyService, 'authenticateApiKey'>;
+}
+
+/** The wallet a protected request acts as, from its API key or its wallet signature. */
+async function authenticate(request: FastifyRequest, { walletAuth, apiKeys }: CredentialOptions) {
+  const config = request.routeOptions.config;
+  const keysAccepted = config.apiKeys !== false;
+  const bearer = readBearer(request);
+  // A route that takes no keys leaves other bearer tokens alone (a Blink client may send its own).
+  const keyGiven = bearer !== undefined && (keysAccepted || bearer.startsWith('vk_'));
+  const walletGiven = hasWalletHeaders(request);
+  if (keyGiven && walletGiven) throw bothGiven();
+  if (keyGiven) {
+    if (!keysAccepted) throw walletRequired();
+    request.wallet = await apiKeys.authenticateApiKey(bearer);
+    return;
+  }
+  if (config.auth === 'optional' && !walletGiven) return;
+  request.wallet = await walletAuth.authenticate(
+    readWalletHeaders(request),
+    { method: request.method, target: request.url, body: request.rawBody },
+    { requireBinding: config.requestBound === true },
+  );
+}
+
+export const walletAuthPlugin = fp<CredentialOptions>(
+  async (app: FastifyInstance, options) => {
     app.decorateRequest('wallet', null);
     // Only protected routes get the hooks: public reads pay nothing for authentication.
     app.addHook('onRoute', (route) => {
       documentAuth(route);
-      const mode = route.config?.auth;
-      if (mode === undefined) return;
+      if (route.config?.auth === undefined) return;
       // Answers to signed requests are personal: no shared cache may keep them (401s included).
       appendRouteHook(route, 'onRequest', (_: FastifyRequest, reply: FastifyReply, done: () => void) => {
         reply.header('cache-control', 'no-store');
         done();
       });
-      appendRouteHook(route, 'preValidation', async (request: FastifyRequest) => {
-        if (mode === 'optional' && !hasWalletHeaders(request)) return;
-        request.wallet = await walletAuth.authenticate(readWalletHeaders(request), {
-          method: request.method,
-          target: request.url,
-          body: request.rawBody,
-        });
-      });
+      appendRouteHook(route, 'preValidation', (request: FastifyRequest) => authenticate(request, options));
     });
   },
   { name: 'wallet-auth' },

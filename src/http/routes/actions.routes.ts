@@ -121,7 +121,7 @@ const actionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = asyn
   app.post(
     '/:vault/:nonce/approve',
     {
-      config: { ...ACTION, auth: 'optional' },
+      config: { ...ACTION, auth: 'optional', apiKeys: false },
       schema: {
         tags: TAGS,
         summary: 'Transaction that approves the override and executes its transfer (signed by the authority)',
@@ -139,7 +139,7 @@ const actionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = asyn
   app.post(
     '/:vault/:nonce/reject',
     {
-      config: { ...ACTION, auth: 'optional' },
+      config: { ...ACTION, auth: 'optional', apiKeys: false },
       schema: {
         tags: TAGS,
         summary: 'Reject the override: at once with wallet-auth headers, else through a signed message',

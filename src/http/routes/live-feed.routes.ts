@@ -114,7 +114,8 @@ export const liveFeedRoutes: FastifyPluginAsyncTypebox<{ feed: LiveFeed; maxStre
         connection: 'keep-alive',
         'x-accel-buffering': 'no',
       });
-      out.write(': connected\nretry: 2000\n\n');
+      // The id names where this stream starts: a client that drops before any event resumes from here.
+      out.write(`: connected\nid: ${startAfter}\nretry: 2000\n\n`);
 
       const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);
       const end = () => {

@@ -1,4 +1,4 @@
-import { index, pgTable, text } from 'drizzle-orm/pg-core';
+import { index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from './columns.js';
 
 /**
@@ -14,3 +14,27 @@ export const authClaims = pgTable(
   },
   (t) => [index('auth_claims_expires_at_idx').on(t.expiresAt)],
 );
+
+/**
+ * API keys: a key acts as the wallet that created it. Only the SHA-256 (hex) of the key is kept; a
+ * deleted key keeps its row with `revoked_at` set, so a request still carrying it is told so.
+ */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    owner: text('owner').notNull(),
+    name: text('name').notNull(),
+    /** The key's first characters, shown to tell keys apart. */
+    prefix: text('prefix').notNull(),
+    keyHash: text('key_hash').notNull(),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    lastUsedAt: timestamptz('last_used_at'),
+    revokedAt: timestamptz('revoked_at'),
+  },
+  (t) => [
+    uniqueIndex('api_keys_key_hash_idx').on(t.keyHash),
+    index('api_keys_owner_idx').on(t.owner, t.createdAt),
+  ],
+);
+export type ApiKeyRow = typeof apiKeys.$inferSelect;

@@ -1,9 +1,8 @@
-// The client's HTTP layer on fetch: request-bound wallet signatures, the error envelope as one error
-// type, bounded retries on 429, and an AbortSignal on every call.
-import type { ErrorCode } from '../errors.js';
-import { AUTH_MESSAGE_PREFIX, requestBindingLines } from './auth-message.js';
+// The client's HTTP layer on fetch: request-bound wallet signatures or an API key, the error envelope as
+// one error type, bounded retries on 429, and an AbortSignal on every call.
 import { toBase58, toHex, utf8 } from './encoding.js';
 import type { MessageSigner } from './signers.js';
+import { API_KEY_PATTERN, AUTH_MESSAGE_PREFIX, type ErrorCode, requestBindingLines } from './wire.js';
 
 /** Every failure of a call: the service's `{error, code, details}` and the HTTP status. */
 export class VaultkeeperError extends Error {
@@ -24,8 +23,11 @@ export class VaultkeeperError extends Error {
 export interface TransportOptions {
   /** The service's PUBLIC_BASE_URL: its host is the Domain every signature names. */
   baseUrl: string;
-  /** Signs requests of routes that need wallet authentication. */
-  signer?: MessageSigner | undefined;
+  /**
+   * Authenticates the routes that need it: a wallet signer (each request signed), or an API key
+   * (`vk_…`, sent as `Authorization: Bearer`). Creating an API key and Blink approvals need a wallet.
+   */
+  signer?: MessageSigner | string | undefined;
   /** Another fetch (a test double, a proxy agent); default the global fetch. */
   fetch?: typeof fetch | undefined;
   /** Retries of a request answered 429 (default 3). */
@@ -40,10 +42,14 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** `required`: sign or refuse; `optional`: sign when a signer is set; `none`: never sign. */
-export type AuthMode = 'required' | 'optional' | 'none';
+/**
+ * `required`: a wallet signature or an API key, else refuse; `wallet`: a wallet signature only;
+ * `optional`: a wallet signature when the signer is a wallet (Blink POSTs); `none`: never.
+ */
+export type AuthMode = 'required' | 'wallet' | 'optional' | 'none';
 
-export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
+/** Query parameters: each defined value is sent as its string. */
+export type Query = object;
 
 export interface RequestSpec extends CallOptions {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -56,15 +62,19 @@ export interface RequestSpec extends CallOptions {
   headers?: Readonly<Record<string, string>>;
 }
 
-export function createTransport(options: TransportOptions) {
-  const base = new URL(options.baseUrl);
-  const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const maxRetries = options.maxRetries ?? 3;
-  const maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
-  let lastTimestamp = 0;
+/** The signer option as a wallet or a key; a string that is not a key is refused at once. */
+function credentialsOf(signer: TransportOptions['signer']) {
+  if (typeof signer !== 'string') return { wallet: signer, apiKey: undefined };
+  if (!API_KEY_PATTERN.test(signer)) {
+    throw new TypeError('A string signer must be an API key: vk_ followed by 43 base64url characters');
+  }
+  return { wallet: undefined, apiKey: signer };
+}
 
-  /** The signed message names a later millisecond each time: two requests never sign the same text. */
-  async function authHeaders(signer: MessageSigner, method: string, url: URL, body: Uint8Array | undefined) {
+/** Signs requests for one Domain; each message names a later millisecond, so no two texts are the same. */
+function createWalletSigning(domain: string) {
+  let lastTimestamp = 0;
+  return async (signer: MessageSigner, method: string, url: URL, body: Uint8Array | undefined) => {
     const timestamp = Math.max(Date.now(), lastTimestamp + 1);
     lastTimestamp = timestamp;
     const digest = new Uint8Array(
@@ -74,7 +84,7 @@ export function createTransport(options: TransportOptions) {
       method,
       target: `${url.pathname}${url.search}`,
       bodySha256: toHex(digest),
-      domain: base.host,
+      domain,
     });
     const message = `${AUTH_MESSAGE_PREFIX}${timestamp}\n${binding}`;
     const signature = await signer.signMessage(utf8(message));
@@ -83,33 +93,51 @@ export function createTransport(options: TransportOptions) {
       'x-signature': toBase58(signature),
       'x-message': encodeURIComponent(message),
     };
-  }
+  };
+}
+
+export function createTransport(options: TransportOptions) {
+  const base = new URL(options.baseUrl);
+  const { wallet, apiKey } = credentialsOf(options.signer);
+  const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const maxRetries = options.maxRetries ?? 3;
+  const maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
+  const authHeaders = createWalletSigning(base.host);
 
   function urlOf(path: string, query: Query | undefined): URL {
     const url = new URL(`${base.pathname.replace(/\/$/, '')}${path}`, base);
-    for (const [name, value] of Object.entries(query ?? {})) {
+    for (const [name, value] of Object.entries(query ?? {}) as [string, unknown][]) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
     return url;
   }
 
-  async function send(spec: RequestSpec, url: URL, body: Uint8Array | undefined): Promise<Response> {
+  /** The authentication headers of one request, by the route's mode and the credentials given. */
+  async function credentialHeaders(
+    spec: RequestSpec,
+    url: URL,
+    body: Uint8Array | undefined,
+  ): Promise<Record<string, string>> {
     const auth = spec.auth ?? 'none';
-    const signer = options.signer;
-    if (auth === 'required' && signer === undefined) {
-      throw new VaultkeeperError('UNAUTHORIZED', `${spec.method} ${spec.path} needs a signer`, 0, {
-        reason: 'no_signer',
-      });
-    }
+    if (auth === 'none') return {};
+    if (wallet !== undefined) return authHeaders(wallet, spec.method, url, body);
+    if (auth === 'required' && apiKey !== undefined) return { authorization: `Bearer ${apiKey}` };
+    if (auth === 'optional') return {};
+    const needs =
+      auth === 'wallet' ? 'a wallet signer (an API key cannot do this)' : 'a signer or an API key';
+    throw new VaultkeeperError('UNAUTHORIZED', `${spec.method} ${spec.path} needs ${needs}`, 0, {
+      reason: 'no_signer',
+    });
+  }
+
+  async function send(spec: RequestSpec, url: URL, body: Uint8Array | undefined): Promise<Response> {
     const headers: Record<string, string> = {
       accept: 'application/json',
       ...options.headers,
       ...spec.headers,
+      ...(await credentialHeaders(spec, url, body)),
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    if (signer !== undefined && auth !== 'none') {
-      Object.assign(headers, await authHeaders(signer, spec.method, url, body));
-    }
     try {
       return await fetchImpl(url, {
         method: spec.method,
@@ -137,7 +165,7 @@ export function createTransport(options: TransportOptions) {
     for (let attempt = 0; ; attempt += 1) {
       const response = await send(spec, url, body);
       if (response.ok) return response;
-      const error = await toError(response);
+      const error = await toError(response, base.host);
       const delayMs = retryDelayMs(response, error);
       if (response.status !== 429 || attempt >= maxRetries || delayMs > maxRetryDelayMs) throw error;
       await sleep(delayMs, spec.signal);
@@ -164,7 +192,16 @@ async function readBody<T>(response: Response, spec: RequestSpec): Promise<T> {
   }
 }
 
-async function toError(response: Response): Promise<VaultkeeperError> {
+/** A wrong_request refusal names the Domain the service expects: say what to change when it differs. */
+function explain(message: string, details: Record<string, unknown>, signedHost: string): string {
+  const expected = details.expectedDomain;
+  if (details.reason !== 'wrong_request' || typeof expected !== 'string' || expected === signedHost) {
+    return message;
+  }
+  return `${message}: the service expects Domain ${expected}, this client signed for ${signedHost}; set baseUrl to the service's PUBLIC_BASE_URL (host ${expected})`;
+}
+
+async function toError(response: Response, signedHost: string): Promise<VaultkeeperError> {
   const text = await response.text().catch(() => '');
   let envelope: { error?: unknown; message?: unknown; code?: unknown; details?: unknown } = {};
   try {
@@ -179,7 +216,7 @@ async function toError(response: Response): Promise<VaultkeeperError> {
       : {};
   return new VaultkeeperError(
     typeof envelope.code === 'string' ? envelope.code : `HTTP_${response.status}`,
-    message ?? `HTTP ${response.status}`,
+    explain(message ?? `HTTP ${response.status}`, details, signedHost),
     response.status,
     details,
   );
@@ -197,7 +234,8 @@ function retryDelayMs(response: Response, error: VaultkeeperError): number {
   return typeof fromDetails === 'number' ? fromDetails * 1000 : 1000;
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);

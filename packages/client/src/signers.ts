@@ -1,5 +1,5 @@
 // Wallet signers for the client: anything that signs bytes with an ed25519 key and names its address.
-import { fromBase64, toBase58 } from './encoding.js';
+import { toBase58 } from './encoding.js';
 
 /** What the client needs from a wallet: its base58 address and an ed25519 signature of bytes. */
 export interface MessageSigner {
@@ -66,8 +66,10 @@ export async function fromSecretKey(secretKey: Uint8Array): Promise<MessageSigne
   // Extractable once, to read the public key (the JWK's x); the signing key is imported again without.
   const readable = await subtle.importKey('pkcs8', pkcs8, { name: 'Ed25519' }, true, ['sign']);
   const jwk = await subtle.exportKey('jwk', readable);
-  const publicKey = fromBase64((jwk.x ?? '').replaceAll('-', '+').replaceAll('_', '/').padEnd(44, '='));
-  if (publicKey === null || publicKey.length !== 32) throw new Error('Could not derive the public key');
+  const publicKey = Uint8Array.from(atob((jwk.x ?? '').replaceAll('-', '+').replaceAll('_', '/')), (c) =>
+    c.charCodeAt(0),
+  );
+  if (publicKey.length !== 32) throw new Error('Could not derive the public key');
   if (secretKey.length === 64 && toBase58(secretKey.subarray(32)) !== toBase58(publicKey)) {
     throw new TypeError('The last 32 bytes of the secret key are not the public key of its seed');
   }

@@ -1,0 +1,327 @@
+// @vaultkeeper/client: a typed method for every API route, on fetch (Node 20+, browsers, edge runtimes).
+import { type EventStreamOptions, followEvents } from './live-feed.js';
+import {
+  type CallOptions,
+  createTransport,
+  type Query,
+  type Transport,
+  type TransportOptions,
+} from './transport.js';
+import type {
+  ActionMetadata,
+  ActionPostRequest,
+  ActionsJson,
+  ActionTransaction,
+  Analytics,
+  AnalyticsQuery,
+  ApiKeyList,
+  ApiKeyWithKey,
+  AuthVerifyResponse,
+  CompletedAction,
+  ConfirmRejectBody,
+  CreateApiKeyBody,
+  CreateVaultBody,
+  CreateVaultResponse,
+  CreateWebhookBody,
+  DeliveriesQuery,
+  DeliveryList,
+  FeedEvent,
+  Health,
+  Override,
+  OverrideList,
+  OverrideListQuery,
+  PageQuery,
+  Pagination,
+  Realtime,
+  RejectResponse,
+  TransactionDetail,
+  TransactionList,
+  TransactionListQuery,
+  UpdateVaultBody,
+  UpdateVaultResponse,
+  UpdateWebhookBody,
+  Vault,
+  VaultList,
+  VaultListQuery,
+  WebhookDelivery,
+  WebhookList,
+  WebhookSubscription,
+  WebhookWithSecret,
+} from './types.js';
+
+export { fromBase58, toBase58 } from './encoding.js';
+export type { EventStreamOptions } from './live-feed.js';
+export type { KitMessagePartialSigner, MessageSigner, WalletStandardSignMessage } from './signers.js';
+export { fromKitSigner, fromSecretKey, fromWalletStandard } from './signers.js';
+export type { AuthMode, CallOptions, TransportOptions as ClientOptions } from './transport.js';
+export { VaultkeeperError } from './transport.js';
+export type * from './types.js';
+export {
+  API_KEY_PATTERN,
+  API_KEY_PREFIX,
+  buildSignMessageText,
+  type ErrorCode,
+} from './wire.js';
+
+/** The transaction detail (GET /api/transactions/:signature). */
+export type Transaction = TransactionDetail;
+/** An override request (kept under the name earlier releases used). */
+export type OverrideRequest = Override;
+
+/** Page-less list queries: the iterators walk every page themselves (`limit` sets their page size). */
+type Walk<Q> = Omit<Q, 'page'>;
+/** Where an override or Action lives: its vault, nonce and (for all but the first) its transfer. */
+export interface OverrideAddress {
+  vault: string;
+  nonce: string | number | bigint;
+  transfer?: string | undefined;
+}
+
+/** Yields every item of a paginated list, one page request at a time, in the list's order. */
+async function* walk<Item>(
+  fetchPage: (page: number) => Promise<{ items: Item[]; pagination: Pagination }>,
+): AsyncGenerator<Item, void, undefined> {
+  for (let page = 1; ; page += 1) {
+    const { items, pagination } = await fetchPage(page);
+    yield* items;
+    if (page >= pagination.pages || items.length === 0) return;
+  }
+}
+
+const seg = (value: string | number | bigint) => encodeURIComponent(String(value));
+
+function vaultMethods(t: Transport) {
+  const list = (query: VaultListQuery = {}, o: CallOptions = {}) =>
+    t.request<VaultList>({ method: 'GET', path: '/api/vaults', query, ...o });
+  return {
+    list,
+    /** Every vault (newest first), across pages. */
+    all: (query: Walk<VaultListQuery> = {}, o: CallOptions = {}) =>
+      walk(async (page) => {
+        const { vaults, pagination } = await list({ ...query, page }, o);
+        return { items: vaults, pagination };
+      }),
+    get: (addressOrId: string, o: CallOptions = {}) =>
+      t.request<Vault>({ method: 'GET', path: `/api/vaults/${seg(addressOrId)}`, ...o }),
+    /** The unsigned transaction creating a vault owned by the signer. */
+    create: (body: CreateVaultBody, o: CallOptions = {}) =>
+      t.request<CreateVaultResponse>({
+        method: 'POST',
+        path: '/api/vaults',
+        body,
+        auth: 'required',
+        ...o,
+      }),
+    update: (addressOrId: string, body: UpdateVaultBody, o: CallOptions = {}) =>
+      t.request<UpdateVaultResponse>({
+        method: 'PATCH',
+        path: `/api/vaults/${seg(addressOrId)}`,
+        body,
+        auth: 'required',
+        ...o,
+      }),
+  };
+}
+
+function transactionMethods(t: Transport) {
+  const list = (query: TransactionListQuery = {}, o: CallOptions = {}) =>
+    t.request<TransactionList>({ method: 'GET', path: '/api/transactions', query, ...o });
+  return {
+    list,
+    all: (query: Walk<TransactionListQuery> = {}, o: CallOptions = {}) =>
+      walk(async (page) => {
+        const { transactions, pagination } = await list({ ...query, page }, o);
+        return { items: transactions, pagination };
+      }),
+    /** One transfer by signature; `index` picks another transfer of the same transaction. */
+    get: (signature: string, query: { index?: number } = {}, o: CallOptions = {}) =>
+      t.request<Transaction>({ method: 'GET', path: `/api/transactions/${seg(signature)}`, query, ...o }),
+  };
+}
+
+function overrideMethods(t: Transport) {
+  const list = (query: OverrideListQuery = {}, o: CallOptions = {}) =>
+    t.request<OverrideList>({ method: 'GET', path: '/api/overrides', query, ...o });
+  return {
+    list,
+    all: (query: Walk<OverrideListQuery> = {}, o: CallOptions = {}) =>
+      walk(async (page) => {
+        const { overrides, pagination } = await list({ ...query, page }, o);
+        return { items: overrides, pagination };
+      }),
+    get: ({ vault, nonce, transfer }: OverrideAddress, o: CallOptions = {}) =>
+      t.request<Override>({
+        method: 'GET',
+        path: `/api/overrides/${seg(vault)}/${seg(nonce)}`,
+        query: { transfer },
+        ...o,
+      }),
+  };
+}
+
+function webhookMethods(t: Transport) {
+  const auth = 'required' as const;
+  const path = (id: string, rest = '') => `/api/webhooks/${seg(id)}${rest}`;
+  const list = (query: PageQuery = {}, o: CallOptions = {}) =>
+    t.request<WebhookList>({ method: 'GET', path: '/api/webhooks', query, auth, ...o });
+  const deliveries = (id: string, query: DeliveriesQuery = {}, o: CallOptions = {}) =>
+    t.request<DeliveryList>({
+      method: 'GET',
+      path: path(id, '/deliveries'),
+      query,
+      auth,
+      ...o,
+    });
+  return {
+    /** Subscribes; the answer's `secret` is shown only here. */
+    create: (body: CreateWebhookBody, o: CallOptions = {}) =>
+      t.request<WebhookWithSecret>({
+        method: 'POST',
+        path: '/api/webhooks',
+        body,
+        auth,
+        ...o,
+      }),
+    list,
+    all: (query: Walk<PageQuery> = {}, o: CallOptions = {}) =>
+      walk(async (page) => {
+        const { webhooks, pagination } = await list({ ...query, page }, o);
+        return { items: webhooks, pagination };
+      }),
+    get: (id: string, o: CallOptions = {}) =>
+      t.request<WebhookSubscription>({ method: 'GET', path: path(id), auth, ...o }),
+    update: (id: string, body: UpdateWebhookBody, o: CallOptions = {}) =>
+      t.request<WebhookSubscription>({ method: 'PATCH', path: path(id), body, auth, ...o }),
+    delete: (id: string, o: CallOptions = {}) =>
+      t.request<void>({ method: 'DELETE', path: path(id), auth, ...o }),
+    rotateSecret: (id: string, o: CallOptions = {}) =>
+      t.request<WebhookWithSecret>({
+        method: 'POST',
+        path: path(id, '/rotate-secret'),
+        auth,
+        ...o,
+      }),
+    /** Queues a webhook.test delivery. */
+    test: (id: string, o: CallOptions = {}) =>
+      t.request<WebhookDelivery>({ method: 'POST', path: path(id, '/test'), auth, ...o }),
+    deliveries,
+    allDeliveries: (id: string, query: Walk<DeliveriesQuery> = {}, o: CallOptions = {}) =>
+      walk(async (page) => {
+        const { deliveries: items, pagination } = await deliveries(id, { ...query, page }, o);
+        return { items, pagination };
+      }),
+    retryDelivery: (id: string, deliveryId: string, o: CallOptions = {}) =>
+      t.request<WebhookDelivery>({
+        method: 'POST',
+        path: path(id, `/deliveries/${seg(deliveryId)}/retry`),
+        auth,
+        ...o,
+      }),
+  };
+}
+
+function apiKeyMethods(t: Transport) {
+  return {
+    /** Creates a key acting as the signing wallet (needs a wallet signer); `key` is shown only here. */
+    create: (body: CreateApiKeyBody, o: CallOptions = {}) =>
+      t.request<ApiKeyWithKey>({ method: 'POST', path: '/api/api-keys', body, auth: 'wallet', ...o }),
+    /** The caller's keys, without the keys themselves. */
+    list: (o: CallOptions = {}) =>
+      t.request<ApiKeyList>({ method: 'GET', path: '/api/api-keys', auth: 'required', ...o }),
+    /** Revokes a key at once: a request carrying it is refused from then on. */
+    delete: (id: string, o: CallOptions = {}) =>
+      t.request<void>({ method: 'DELETE', path: `/api/api-keys/${seg(id)}`, auth: 'required', ...o }),
+  };
+}
+
+function actionMethods(t: Transport) {
+  const path = ({ vault, nonce }: OverrideAddress, rest = '') =>
+    `/api/actions/${seg(vault)}/${seg(nonce)}${rest}`;
+  const post = <T>(
+    at: OverrideAddress,
+    rest: string,
+    body: unknown,
+    auth: 'optional' | 'none',
+    o: CallOptions,
+  ) =>
+    t.request<T>({
+      method: 'POST',
+      path: path(at, rest),
+      query: { transfer: at.transfer },
+      body,
+      auth,
+      ...o,
+    });
+  return {
+    /** actions.json: which URLs of the host are Action APIs. */
+    rules: (o: CallOptions = {}) => t.request<ActionsJson>({ method: 'GET', path: '/actions.json', ...o }),
+    /** The Blink metadata of an override. */
+    get: (at: OverrideAddress, o: CallOptions = {}) =>
+      t.request<ActionMetadata>({
+        method: 'GET',
+        path: path(at),
+        query: { transfer: at.transfer },
+        ...o,
+      }),
+    /** The unsigned transaction approving the override and executing its transfer; signed when a signer is set. */
+    approve: (at: OverrideAddress, body: ActionPostRequest, o: CallOptions = {}) =>
+      post<ActionTransaction>(at, '/approve', body, 'optional', o),
+    /** With a signer, rejects at once (`post`); without one, answers the message to sign (`message`). */
+    reject: (at: OverrideAddress, body: ActionPostRequest, o: CallOptions = {}) =>
+      post<RejectResponse>(at, '/reject', body, 'optional', o),
+    confirmReject: (at: OverrideAddress, body: ConfirmRejectBody, o: CallOptions = {}) =>
+      post<CompletedAction>(at, '/reject/confirm', body, 'none', o),
+  };
+}
+
+/**
+ * A Vaultkeeper API client. `baseUrl` is the service's PUBLIC_BASE_URL (its host is the signed Domain);
+ * `signer` a wallet signer or an API key (`vk_…`).
+ */
+export function createVaultkeeperClient(options: TransportOptions) {
+  const t = createTransport(options);
+  return {
+    health: (o: CallOptions = {}) => t.request<Health>({ method: 'GET', path: '/api/health', ...o }),
+    /** Prometheus text of /metrics. */
+    metrics: (o: CallOptions = {}) =>
+      t.request<string>({
+        method: 'GET',
+        path: '/metrics',
+        text: true,
+        headers: { accept: 'text/plain' },
+        ...o,
+      }),
+    auth: {
+      /** Checks the signer against the service (uses one signature). */
+      verify: (o: CallOptions = {}) =>
+        t.request<AuthVerifyResponse>({
+          method: 'POST',
+          path: '/api/auth/verify',
+          auth: 'required',
+          ...o,
+        }),
+    },
+    vaults: vaultMethods(t),
+    transactions: transactionMethods(t),
+    overrides: overrideMethods(t),
+    analytics: {
+      get: (query: AnalyticsQuery = {}, o: CallOptions = {}) =>
+        t.request<Analytics>({ method: 'GET', path: '/api/analytics', query: query as Query, ...o }),
+      realtime: (vault: string, o: CallOptions = {}) =>
+        t.request<Realtime>({ method: 'GET', path: '/api/analytics/realtime', query: { vault }, ...o }),
+    },
+    webhooks: webhookMethods(t),
+    apiKeys: apiKeyMethods(t),
+    actions: actionMethods(t),
+    events: {
+      /**
+       * The live feed (Server-Sent Events) as an async iterator; abort the signal or `break` to close.
+       * With `reconnect: true` it opens the stream again after a drop and resumes after the last event.
+       */
+      stream: (options: EventStreamOptions = {}): AsyncGenerator<FeedEvent, void, undefined> =>
+        followEvents(t, options),
+    },
+  };
+}
+
+export type VaultkeeperClient = ReturnType<typeof createVaultkeeperClient>;

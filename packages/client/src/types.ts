@@ -1,0 +1,374 @@
+// The API's resources, queries and bodies as this client sends and receives them. They mirror the
+// service's route schemas; the service's test suite compares them with its OpenAPI document.
+import type { Override, Transaction, Vault, WebhookEventName } from '@vaultkeeper/webhooks';
+
+export type {
+  BlockReason,
+  Lamports,
+  Override,
+  OverrideStatus,
+  Timestamp,
+  Transaction as TransactionListItem,
+  TransactionStatus,
+  Vault,
+  VaultTier,
+  WebhookEventName,
+} from '@vaultkeeper/webhooks';
+
+/** Lamports in a request: a JSON safe integer or a decimal string. */
+export type LamportsInput = number | string;
+
+export interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+  pages: number;
+}
+
+export interface PageQuery {
+  page?: number;
+  limit?: number;
+}
+
+export interface Health {
+  status: 'healthy' | 'degraded' | 'unhealthy';
+  database: 'connected' | 'disconnected';
+  redis: 'connected' | 'disconnected' | 'in-memory';
+  /** Seconds since the process started. */
+  uptime: number;
+  timestamp: string;
+  version: string;
+  chain: {
+    status: 'connected' | 'connecting' | 'disconnected';
+    cluster: string;
+    lastSlot: number | null;
+    lastEventAt: string | null;
+    lagSeconds: number | null;
+  };
+  /** Milliseconds, last 5 minutes. */
+  responseTime: { p50: number; p95: number; p99: number };
+  /** Share of 5xx responses, last 5 minutes. */
+  errorRate: number;
+}
+
+/** A vault as lists show it. */
+export interface VaultListItem {
+  id: string;
+  address: string;
+  authority: string;
+  agentSigner: string;
+  dailyLimit: string;
+  name: string;
+  createdAt: string;
+  transactionCount: number;
+  totalVolume: string;
+}
+
+export interface VaultList {
+  vaults: VaultListItem[];
+  pagination: Pagination;
+}
+
+export interface VaultListQuery extends PageQuery {
+  /** Only vaults whose authority (owner) is this address. */
+  owner?: string;
+}
+
+export interface CreateVaultBody {
+  /** 1 to 50 characters, at most 50 UTF-8 bytes (stored on-chain). */
+  name: string;
+  agentSigner: string;
+  dailyLimit: LamportsInput;
+}
+
+export interface CreateVaultResponse {
+  vault: {
+    address: string;
+    depositAddress: string;
+    authority: string;
+    agentSigner: string;
+    dailyLimit: string;
+    name: string;
+    /** The vault nonce (u64) seeding the vault address. */
+    nonce: string;
+  };
+  /** Unsigned initialize_vault transaction, wire format, base64; fee payer = the signer. */
+  transaction: string;
+  message: string;
+}
+
+export interface UpdateVaultBody {
+  /** Off-chain display name, applied at once. */
+  name?: string;
+  dailyLimit?: LamportsInput;
+  agentSigner?: string;
+  paused?: boolean;
+  whitelist?: { add?: string[]; remove?: string[] };
+}
+
+export interface UpdateVaultResponse {
+  vault: Vault;
+  /** The on-chain changes, unsigned, base64; null when only the name changed. */
+  transaction: string | null;
+  message: string;
+}
+
+export interface AuthVerifyResponse {
+  /** The wallet the request authenticates (a key's creating wallet). */
+  wallet: string;
+  message: string;
+}
+
+/** A transaction in detail (GET /api/transactions/:signature). */
+export interface TransactionDetail extends Omit<Transaction, 'signature'> {
+  signature: string;
+  /** The Solana Explorer page. */
+  explorerUrl: string;
+}
+
+export interface TransactionList {
+  transactions: Transaction[];
+  pagination: Pagination;
+}
+
+export interface TransactionListQuery extends PageQuery {
+  vault?: string;
+  status?: 'executed' | 'blocked' | 'pending';
+}
+
+export interface OverrideList {
+  overrides: Override[];
+  pagination: Pagination;
+}
+
+export interface OverrideListQuery extends PageQuery {
+  vault?: string;
+  status?: 'pending' | 'approved' | 'rejected' | 'executed';
+}
+
+export interface AnalyticsQuery {
+  /** Only this vault; omitted: every vault. */
+  vault?: string;
+  /** YYYY-MM-DD (a UTC day) or an ISO 8601 timestamp. */
+  startDate?: string;
+  /** YYYY-MM-DD (a UTC day) or an ISO 8601 timestamp; default now. */
+  endDate?: string;
+  groupBy?: 'day' | 'week' | 'month';
+}
+
+export interface Analytics {
+  vault: string | null;
+  period: { start: string; end: string };
+  summary: {
+    totalSpent: string;
+    transactionCount: number;
+    blockedCount: number;
+    averageAmount: string;
+    successRate: number;
+    totalFees: string;
+  };
+  topDestinations: { address: string; amount: string; count: number }[];
+  spendingByPeriod: { period: string; amount: string; count: number }[];
+}
+
+export interface Realtime {
+  vault: string;
+  timestamp: string;
+  balance: string;
+  spentToday: string;
+  dailyLimit: string;
+  utilizationPct: number;
+  transactionsToday: number;
+  lastTransaction: string | null;
+  lastReset: string | null;
+}
+
+export interface WebhookSubscription {
+  id: string;
+  url: string;
+  events: string[];
+  /** Vault address; null = every vault of the owner. */
+  vault: string | null;
+  active: boolean;
+  /** False for a mailto: address until its recipient confirms. */
+  verified: boolean;
+  disabledReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookWithSecret extends WebhookSubscription {
+  /** whsec_… signing secret; shown only in this response. */
+  secret: string;
+}
+
+export interface WebhookList {
+  webhooks: WebhookSubscription[];
+  pagination: Pagination;
+}
+
+export interface CreateWebhookBody {
+  /** https:// receiver, or mailto:address when the service sends e-mail. */
+  url: string;
+  events: WebhookEventName[];
+  /** Vault address; omitted = every vault the caller owns, now and later. */
+  vault?: string;
+}
+
+export interface UpdateWebhookBody {
+  url?: string;
+  events?: WebhookEventName[];
+  /** True re-enables a disabled subscription. */
+  active?: boolean;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface DeliveriesQuery extends PageQuery {
+  status?: DeliveryStatus;
+}
+
+export interface DeliveryAttempt {
+  attempt: number;
+  startedAt: string;
+  durationMs: number;
+  /** HTTP status, or SMTP reply code for e-mail. */
+  statusCode: number | null;
+  error: string | null;
+  /** First 1 KiB of the response. */
+  responseBody: string | null;
+}
+
+export interface WebhookDelivery {
+  /** Also the webhook-id header and the payload id. */
+  id: string;
+  webhookId: string;
+  /** An event name, or webhook.test. */
+  event: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  /** What is signed and sent (the body adds `signature`). */
+  payload: { id: string; event: string; timestamp: string; data: Record<string, unknown> };
+  attempts: DeliveryAttempt[];
+}
+
+export interface DeliveryList {
+  deliveries: WebhookDelivery[];
+  pagination: Pagination;
+}
+
+/** An API key as listed: never the key itself. */
+export interface ApiKey {
+  id: string;
+  name: string;
+  /** The key's first 10 characters (`vk_` and 7 more), to tell keys apart. */
+  prefix: string;
+  createdAt: string;
+  /** When a request last used it (updated at most once a minute); null when never. */
+  lastUsedAt: string | null;
+}
+
+export interface ApiKeyWithKey extends ApiKey {
+  /** `vk_…`: shown only in this response. */
+  key: string;
+}
+
+export interface ApiKeyList {
+  apiKeys: ApiKey[];
+}
+
+export interface CreateApiKeyBody {
+  /** 1 to 64 characters. */
+  name: string;
+}
+
+export interface ActionsJson {
+  rules: { pathPattern: string; apiPath: string }[];
+}
+
+export interface ActionMetadata {
+  type: 'action';
+  icon: string;
+  title: string;
+  description: string;
+  label: string;
+  disabled?: boolean;
+  links: { actions: { type: 'transaction' | 'message'; label: string; href: string }[] };
+  error?: { message: string };
+}
+
+/** The Actions ActionPostRequest body. */
+export interface ActionPostRequest {
+  /** The wallet that signs: must be the vault authority. */
+  account: string;
+  type?: 'transaction' | 'message' | 'post' | 'external-link';
+  data?: Record<string, unknown>;
+}
+
+export interface ActionTransaction {
+  type: 'transaction';
+  /** Unsigned wire transaction, base64; fee payer = account. */
+  transaction: string;
+  message: string;
+}
+
+/** Solana Actions 2.4 SignMessageData. */
+export interface SignMessageData {
+  domain: string;
+  address: string;
+  statement: string;
+  nonce: string;
+  issuedAt: string;
+  chainId?: string;
+}
+
+export type RejectResponse =
+  | { type: 'post'; message: string }
+  | {
+      type: 'message';
+      data: SignMessageData;
+      /** Relay unchanged to links.next. */
+      state: string;
+      links: { next: { type: 'post'; href: string } };
+    };
+
+export interface ConfirmRejectBody {
+  account: string;
+  type?: string;
+  /** base58 ed25519 signature. */
+  signature: string;
+  /** The SignMessageData that was signed (or its text). */
+  data: SignMessageData | string;
+  state: string;
+}
+
+export interface CompletedAction {
+  type: 'completed';
+  icon: string;
+  title: string;
+  description: string;
+  label: string;
+}
+
+/** One event of the live feed (GET /api/events/stream). */
+export interface FeedEvent {
+  /** Increasing; resume after it with Last-Event-ID. */
+  id: number;
+  /** The event's name. */
+  name: string;
+  /** The vault it concerns, when it concerns one. */
+  vault: string | null;
+  /** The Solana transaction that emitted it. */
+  signature: string;
+  eventIndex: number;
+  slot: number;
+  blockTime: string | null;
+  instruction: string | null;
+  /** The event's fields. */
+  data: unknown;
+}

@@ -1,0 +1,100 @@
+// The command line's grammar: every way to ask for help, and every mistake as exit 2 with a reason, a
+// hint and, for a typo, a suggestion.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { COMMANDS, closest, parseCommandLine } from './commands.js';
+import { helpFor } from './help.js';
+import { CliError, EXIT } from './output.js';
+
+function refusal(argv: string[]): CliError {
+  try {
+    parseCommandLine(argv);
+  } catch (error) {
+    assert.ok(error instanceof CliError, String(error));
+    return error;
+  }
+  assert.fail(`${argv.join(' ')} was accepted`);
+}
+
+test('--version and -v ask for the version; -h, --help and help ask for help, globally and per command', () => {
+  assert.deepEqual(parseCommandLine(['--version']), { kind: 'version' });
+  assert.deepEqual(parseCommandLine(['-v']), { kind: 'version' });
+  for (const argv of [['-h'], ['--help'], ['help']])
+    assert.deepEqual(parseCommandLine(argv), { kind: 'help', topic: null });
+  for (const argv of [
+    ['webhooks', '--help'],
+    ['webhooks', '-h'],
+    ['help', 'webhooks'],
+  ]) {
+    assert.deepEqual(parseCommandLine(argv), { kind: 'help', topic: 'webhooks' });
+  }
+  for (const command of COMMANDS) {
+    const words = command.name.split(' ');
+    for (const argv of [
+      [...words, '--help'],
+      [...words, '-h'],
+      ['help', ...words],
+    ]) {
+      assert.deepEqual(parseCommandLine(argv), { kind: 'help', topic: command.name }, argv.join(' '));
+    }
+    const text = helpFor(command.name);
+    assert.ok(text.startsWith(`Usage: vaultkeeper ${command.name}`), text);
+    for (const option of Object.keys(command.options))
+      assert.ok(text.includes(`--${option}`), `${command.name}: --${option}`);
+  }
+  assert.match(helpFor('webhooks'), /webhooks create --url <url> --events <a,b>/);
+  assert.match(helpFor(null), /^Usage: vaultkeeper <command> \[options\]/);
+});
+
+test('a command, its values and --json', () => {
+  const parsed = parseCommandLine(['webhooks', 'list', '--owner', 'abc', '--json']);
+  assert.equal(parsed.kind, 'run');
+  if (parsed.kind !== 'run') return;
+  assert.equal(parsed.command.name, 'webhooks list');
+  assert.deepEqual(parsed.values, { owner: 'abc' });
+  assert.equal(parsed.json, true);
+  const listen = parseCommandLine([
+    'listen',
+    '--forward-to=http://localhost:4000/',
+    '--events',
+    'VaultPaused',
+  ]);
+  assert.equal(listen.kind === 'run' && listen.values['forward-to'], 'http://localhost:4000/');
+});
+
+test('every mistake is exit 2 with one line, a hint, and a suggestion for a typo', () => {
+  const cases: [string[], RegExp][] = [
+    [[], /^no command given$/],
+    [['lisen'], /^unknown command "lisen" \(did you mean "listen"\?\)$/],
+    [['webhook', 'list'], /^unknown command "webhook" \(did you mean "webhooks"\?\)$/],
+    [['webhooks'], /^"webhooks" needs a subcommand: one of list, create, test, delete$/],
+    [['webhooks', 'lst'], /^unknown subcommand "webhooks lst" \(did you mean "list"\?\)/],
+    [['metrics', 'shrink'], /^unknown subcommand "metrics shrink"/],
+    [
+      ['webhooks', 'list', '--ownr', 'x'],
+      /^unknown option "--ownr" for "webhooks list" \(did you mean "--owner"\?\)$/,
+    ],
+    [
+      ['listen', '--forward', 'x'],
+      /^unknown option "--forward" for "listen" \(did you mean "--forward-to"\?\)$/,
+    ],
+    [['webhooks', 'list', '--owner'], /^option "--owner" needs a value <address>$/],
+    [['deliveries', 'list', '--failed=yes'], /^option "--failed" takes no value$/],
+    [['doctor', 'extra'], /^unexpected argument "extra"$/],
+    [['migrate', '--bogus'], /^unknown option "--bogus" for "migrate"$/],
+    [['help', 'nope'], /^unknown command "nope"$/],
+  ];
+  for (const [argv, message] of cases) {
+    const error = refusal(argv);
+    assert.equal(error.exitCode, EXIT.usage, argv.join(' '));
+    assert.match(error.message, message, argv.join(' '));
+    assert.ok(!error.message.includes('\n'), 'one line');
+    assert.match(error.fix ?? '', /^see `vaultkeeper (help [a-z ]+|--help)`$/, argv.join(' '));
+  }
+});
+
+test('suggestions only for near misses', () => {
+  assert.equal(closest('lisen', ['listen', 'migrate']), 'listen');
+  assert.equal(closest('TransactionExecutd', ['TransactionExecuted', 'VaultPaused']), 'TransactionExecuted');
+  assert.equal(closest('zzzzzz', ['listen', 'migrate']), undefined);
+});

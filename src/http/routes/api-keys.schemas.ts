@@ -1,0 +1,34 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { ApiKey } from '../../domain/api-keys/api-key-resource.js';
+
+export { ApiKey };
+
+export const CreateApiKeyBody = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: '\\S',
+      description: '1 to 64 characters, not only spaces: what the key is for',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const ApiKeyWithKey = Type.Object(
+  {
+    ...ApiKey.properties,
+    key: Type.String({
+      pattern: '^vk_[A-Za-z0-9_-]{43}$',
+      description: 'the key (vk_ + base64url of 32 random bytes): shown only in this response',
+    }),
+  },
+  { description: 'A new API key, with the key itself (shown once)' },
+);
+
+/** Registered by the app under its $id: responses refer to it, and the OpenAPI document names it. */
+export const ApiKeyList = Type.Object({
+  apiKeys: Type.Array(Type.Unsafe<ApiKey>({ $ref: 'ApiKey#' })),
+});
+
+export const ApiKeyIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
+import { claimDueDeliveries } from '../../src/jobs/delivery.js';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
 import { createVault } from '../support/factories.js';
 import { type JsonBody, useWebhookApi } from '../support/webhooks-api.js';
@@ -128,6 +129,72 @@ describe('delivery routes', () => {
     assert.deepEqual([enabled.body!.active, enabled.body!.disabledReason], [true, null]);
     const [row] = await db.select().from(webhooks).where(eq(webhooks.id, hook.id));
     assert.equal(row!.failingSince, null);
+  });
+
+  test('retry sends a delivery waiting for its next attempt now: a worker claims it at once', async () => {
+    const hook = await api.subscribe(api.owner);
+    const db = api.storage.storage.db;
+    const later = new Date(Date.now() + 3_600_000);
+    const [waiting] = await db
+      .insert(webhookDeliveries)
+      .values({
+        webhookId: hook.id,
+        event: 'vault.paused',
+        payload: '{"id":"b","event":"vault.paused","timestamp":"2026-11-22T00:00:00.000Z","data":{}}',
+        status: 'pending',
+        attemptCount: 1,
+        nextAttemptAt: later,
+        lockedUntil: null,
+        lastError: 'status 503',
+        lastStatusCode: 503,
+      })
+      .returning();
+    const retried = await api.call(
+      'POST',
+      `/api/webhooks/${hook.id}/deliveries/${waiting!.id}/retry`,
+      api.owner,
+    );
+    assert.equal(retried.status, 202);
+    assert.equal(retried.body!.status, 'pending');
+    assert.ok(Date.parse(retried.body!.nextAttemptAt) <= Date.now(), retried.body!.nextAttemptAt);
+    const claimed = await claimDueDeliveries(db, {
+      now: new Date(),
+      limit: 10,
+      leaseMs: 30_000,
+      asyncCommit: false,
+    });
+    assert.deepEqual(
+      claimed.map((c) => [c.id, c.attempt]),
+      [[waiting!.id, 2]],
+    );
+  });
+
+  test('retry leaves a delivery being sent at this moment to its worker', async () => {
+    const hook = await api.subscribe(api.owner);
+    const db = api.storage.storage.db;
+    const [inFlight] = await db
+      .insert(webhookDeliveries)
+      .values({
+        webhookId: hook.id,
+        event: 'vault.paused',
+        payload: '{"id":"c","event":"vault.paused","timestamp":"2026-11-22T00:00:00.000Z","data":{}}',
+        status: 'pending',
+        attemptCount: 2,
+        nextAttemptAt: new Date(Date.now() - 1000),
+        lockedUntil: new Date(Date.now() + 60_000),
+      })
+      .returning();
+    const retried = await api.call(
+      'POST',
+      `/api/webhooks/${hook.id}/deliveries/${inFlight!.id}/retry`,
+      api.owner,
+    );
+    assert.equal(retried.status, 202);
+    const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, inFlight!.id));
+    assert.deepEqual(
+      [row!.attemptCount, row!.lockedUntil?.toISOString()],
+      [2, inFlight!.lockedUntil!.toISOString()],
+    );
   });
 });
 

@@ -93,15 +93,18 @@ async function retryDelivery(
   const [updated] = await db
     .update(webhookDeliveries)
     .set({ status: 'pending', nextAttemptAt: now, completedAt: null })
-    .where(
-      and(
-        eq(webhookDeliveries.id, deliveryId),
-        sql`not (${webhookDeliveries.status} = 'pending' and ${webhookDeliveries.lockedUntil} > ${now.toISOString()}::timestamptz)`,
-      ),
-    )
+    .where(and(eq(webhookDeliveries.id, deliveryId), notInFlight(now)))
     .returning();
   if (updated !== undefined) await notifyDeliveryWorkers(db);
   return (await withAttempts(db, [updated ?? (await findDelivery(db, webhookId, deliveryId))]))[0]!;
+}
+
+/**
+ * Not being sent at this moment: no live lease. A waiting delivery has no lease at all (NULL), which
+ * must count as free, so the comparison is never left to a NULL.
+ */
+function notInFlight(now: Date) {
+  return sql`(${webhookDeliveries.status} <> 'pending' or ${webhookDeliveries.lockedUntil} is null or ${webhookDeliveries.lockedUntil} <= ${now.toISOString()}::timestamptz)`;
 }
 
 async function withAttempts(db: Database, rows: WebhookDeliveryRow[]): Promise<Delivery[]> {

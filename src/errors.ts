@@ -23,7 +23,17 @@ export interface ValidationIssue {
   message: string;
 }
 
-/** A VALIDATION_ERROR naming each offending input, as `details.issues`. */
-export function validationError(issues: ValidationIssue[], message = 'Invalid input'): AppError {
+/** A VALIDATION_ERROR naming each offending input, as `details.issues`; the message names the first. */
+export function validationError(issues: ValidationIssue[], message = describeIssue(issues[0])): AppError {
   return new AppError('VALIDATION_ERROR', message, { issues });
+}
+
+/**
+ * `url: must be an https:// or mailto: URL`: the field as the client wrote it (without the request
+ * part, `body.` / `query.` / `params.` / `headers.`), then what is wrong with it.
+ */
+export function describeIssue(issue: ValidationIssue | undefined): string {
+  if (issue === undefined) return 'Invalid input';
+  const field = issue.path.replace(/^(body|query|params|headers)\./, '');
+  return `${field}: ${issue.message}`;
 }

@@ -150,3 +150,27 @@ export async function deleteWebhookCommand(values: Values, access: () => ApiAcce
   out.line(`deleted ${id}`);
   return EXIT.ok;
 }
+
+const DURATION = /^(\d{1,4})(m|h|d)$/;
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `--since`: an ISO 8601 date or date-time as is, or a duration back from now (`90m`, `6h`, `3d`). */
+export function parseRecoverSince(value: string | undefined, now: Date): string {
+  if (value === undefined)
+    throw new CliError('--since <time> is required', EXIT.usage, 'an ISO date or time, or 90m, 6h, 3d back');
+  const duration = DURATION.exec(value);
+  if (duration === null) return value;
+  const ms = Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS];
+  return new Date(now.getTime() - ms).toISOString();
+}
+
+/** webhooks recover --webhook <id> --since <time>: re-sends every delivery whose last attempt failed. */
+export async function recoverWebhookCommand(values: Values, access: () => ApiAccess, out: Output) {
+  const id = parseWebhookId(text(values, 'webhook'));
+  const since = parseRecoverSince(text(values, 'since'), new Date());
+  const api = access();
+  const recovered = await callApi(api, () => clientOf(api).webhooks.recover(id, { since }));
+  out.result({ webhook: id, since, ...recovered });
+  out.line(`${recovered.requeued} failed deliveries since ${since} queued to be sent again now`);
+  return EXIT.ok;
+}

@@ -2,6 +2,7 @@
 // hint and, for a typo, a suggestion.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { parseRecoverSince } from './api-commands.js';
 import { COMMANDS, closest, parseCommandLine } from './commands.js';
 import { helpFor } from './help.js';
 import { CliError, EXIT } from './output.js';
@@ -67,7 +68,7 @@ test('every mistake is exit 2 with one line, a hint, and a suggestion for a typo
     [[], /^no command given$/],
     [['lisen'], /^unknown command "lisen" \(did you mean "listen"\?\)$/],
     [['webhook', 'list'], /^unknown command "webhook" \(did you mean "webhooks"\?\)$/],
-    [['webhooks'], /^"webhooks" needs a subcommand: one of list, create, test, delete$/],
+    [['webhooks'], /^"webhooks" needs a subcommand: one of list, create, test, delete, recover$/],
     [['webhooks', 'lst'], /^unknown subcommand "webhooks lst" \(did you mean "list"\?\)/],
     [['metrics', 'shrink'], /^unknown subcommand "metrics shrink"/],
     [
@@ -97,4 +98,21 @@ test('suggestions only for near misses', () => {
   assert.equal(closest('lisen', ['listen', 'migrate']), 'listen');
   assert.equal(closest('TransactionExecutd', ['TransactionExecuted', 'VaultPaused']), 'TransactionExecuted');
   assert.equal(closest('zzzzzz', ['listen', 'migrate']), undefined);
+});
+
+test('recover --since takes an ISO date or time as is, or a duration back from now', () => {
+  const now = new Date('2026-11-25T12:00:00.000Z');
+  assert.equal(parseRecoverSince('90m', now), '2026-11-25T10:30:00.000Z');
+  assert.equal(parseRecoverSince('6h', now), '2026-11-25T06:00:00.000Z');
+  assert.equal(parseRecoverSince('3d', now), '2026-11-22T12:00:00.000Z');
+  assert.equal(parseRecoverSince('2026-11-20', now), '2026-11-20');
+  assert.equal(parseRecoverSince('2026-11-20T08:00:00Z', now), '2026-11-20T08:00:00Z');
+  assert.throws(
+    () => parseRecoverSince(undefined, now),
+    (error) =>
+      error instanceof CliError && error.exitCode === EXIT.usage && /--since <time>/.test(error.message),
+  );
+  const parsed = parseCommandLine(['webhooks', 'recover', '--webhook', 'x', '--since', '6h']);
+  assert.ok(parsed.kind === 'run');
+  assert.deepEqual([parsed.command.name, parsed.values.since], ['webhooks recover', '6h']);
 });

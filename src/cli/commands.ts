@@ -45,6 +45,15 @@ const API_DETAILS =
 const DATABASE_DETAILS =
   "Works on the service's database directly (the same environment as the service), as an operator.";
 
+const DELIVERY_SELECTION: Readonly<Record<string, OptionSpec>> = {
+  webhook: { type: 'string', value: '<id>', description: 'the subscription id' },
+  failed: { type: 'boolean', description: 'only deliveries that failed for good (exhausted)' },
+  failing: {
+    type: 'boolean',
+    description: 'only deliveries whose last attempt failed, still retrying or exhausted',
+  },
+};
+
 export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'start',
@@ -125,24 +134,31 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
   },
   {
-    name: 'deliveries list',
-    args: '--webhook <id> [--failed]',
-    summary: 'a subscription’s deliveries, newest first',
-    details: DATABASE_DETAILS,
+    name: 'webhooks recover',
+    args: '--webhook <id> --since <time>',
+    summary: 'send again now every delivery since a time whose last attempt failed',
+    details: `${API_DETAILS}
+--since is an ISO 8601 date or date-time, or a duration back from now (90m, 6h, 3d); at most 14 days.
+Deliveries still retrying and exhausted ones are both sent again; ones being sent now are left to finish.`,
     options: {
       webhook: { type: 'string', value: '<id>', description: 'the subscription id' },
-      failed: { type: 'boolean', description: 'only deliveries that failed for good' },
+      since: { type: 'string', value: '<time>', description: 'ISO date or time, or 90m, 6h, 3d back' },
+      ...API_OPTIONS,
     },
   },
   {
-    name: 'deliveries retry',
-    args: '--webhook <id> [--failed]',
-    summary: 'send them again now (only failed ones with --failed)',
+    name: 'deliveries list',
+    args: '--webhook <id> [--failed | --failing]',
+    summary: 'a subscription’s deliveries, newest first',
     details: DATABASE_DETAILS,
-    options: {
-      webhook: { type: 'string', value: '<id>', description: 'the subscription id' },
-      failed: { type: 'boolean', description: 'only deliveries that failed for good' },
-    },
+    options: DELIVERY_SELECTION,
+  },
+  {
+    name: 'deliveries retry',
+    args: '--webhook <id> [--failed | --failing]',
+    summary: 'send them again now (only failed or failing ones with --failed or --failing)',
+    details: DATABASE_DETAILS,
+    options: DELIVERY_SELECTION,
   },
   {
     name: 'listen',

@@ -5,6 +5,7 @@ import { sql } from 'drizzle-orm';
 import { createAppDeps } from '../app-deps.js';
 import { createCache } from '../cache/index.js';
 import { type Config, ConfigError, loadConfig, readClientEnvironment } from '../config.js';
+import type { DeliveryFilter } from '../domain/webhooks/delivery-service.js';
 import { createLogger } from '../lib/logger.js';
 import { createDatabase, type Storage } from '../storage/database.js';
 import {
@@ -13,6 +14,7 @@ import {
   deleteWebhookCommand,
   parseAddress,
   parseWebhookId,
+  recoverWebhookCommand,
   resolveApiAccess,
   testWebhookCommand,
   type Values,
@@ -136,10 +138,18 @@ async function listWebhooksCommand(values: Values, out: Output): Promise<number>
   return EXIT.ok;
 }
 
+/** --failed (exhausted) or --failing (last attempt failed, retrying or not); not both. */
+function deliverySelection(values: Values): DeliveryFilter | undefined {
+  if (values.failed === true && values.failing === true)
+    throw new CliError('--failed and --failing exclude each other', EXIT.usage);
+  if (values.failing === true) return 'failing';
+  return values.failed === true ? 'failed' : undefined;
+}
+
 async function listDeliveriesCommand(values: Values, out: Output): Promise<number> {
-  const failed = values.failed === true;
+  const status = deliverySelection(values);
   const rows = await withDeps((deps) =>
-    listDeliveries(deps.storage, deps.clock, text(values, 'webhook'), failed),
+    listDeliveries(deps.storage, deps.clock, text(values, 'webhook'), status),
   );
   out.result({ deliveries: rows });
   for (const d of rows) {
@@ -151,9 +161,9 @@ async function listDeliveriesCommand(values: Values, out: Output): Promise<numbe
 }
 
 async function retryDeliveriesCommand(values: Values, out: Output): Promise<number> {
-  const failed = values.failed === true;
+  const status = deliverySelection(values);
   const webhook = parseWebhookId(text(values, 'webhook'));
-  const retried = await withDeps((deps) => retryDeliveries(deps.storage, deps.clock, webhook, failed, out));
+  const retried = await withDeps((deps) => retryDeliveries(deps.storage, deps.clock, webhook, status, out));
   out.result({ retried });
   out.line(`${retried.length} deliveries queued to be sent again now`);
   return EXIT.ok;
@@ -192,6 +202,7 @@ const HANDLERS: Readonly<Record<string, (values: Values, out: Output) => Promise
   'webhooks create': (values, out) => createWebhookCommand(values, () => apiAccess(values), out),
   'webhooks test': (values, out) => testWebhookCommand(values, () => apiAccess(values), out),
   'webhooks delete': (values, out) => deleteWebhookCommand(values, () => apiAccess(values), out),
+  'webhooks recover': (values, out) => recoverWebhookCommand(values, () => apiAccess(values), out),
   'deliveries list': listDeliveriesCommand,
   'deliveries retry': retryDeliveriesCommand,
   listen,

@@ -3,7 +3,7 @@
 import { desc, eq } from 'drizzle-orm';
 import { rebuildDailyMetrics } from '../domain/analytics/daily-metrics-rebuild.js';
 import { addDays } from '../domain/analytics/periods.js';
-import { createDeliveryService } from '../domain/webhooks/delivery-service.js';
+import { createDeliveryService, type DeliveryFilter } from '../domain/webhooks/delivery-service.js';
 import { createSecretBox } from '../domain/webhooks/secret-box.js';
 import type { Delivery } from '../domain/webhooks/webhook-resource.js';
 import { createWebhookService } from '../domain/webhooks/webhook-service.js';
@@ -110,45 +110,45 @@ async function ownerOf(
   return { id: webhookId, owner: row.owner };
 }
 
-/** Every delivery of a subscription (only failed ones when `failedOnly`), newest first. */
+/** Every delivery of a subscription (only those of one status or filter when given), newest first. */
 async function deliveriesOf(
   service: ReturnType<typeof deliveryServices>,
   webhook: { id: string; owner: string },
-  failedOnly: boolean,
+  status: DeliveryFilter | undefined,
 ) {
   const all: Delivery[] = [];
   for (let page = 1; ; page += 1) {
     const { deliveries, pagination } = await service.listDeliveries(webhook.owner, webhook.id, {
       page,
       limit: 100,
-      ...(failedOnly ? { status: 'failed' as const } : {}),
+      ...(status === undefined ? {} : { status }),
     });
     all.push(...deliveries);
     if (page >= pagination.pages) return all;
   }
 }
 
-/** deliveries list --webhook <id> [--failed]: every delivery of the subscription, newest first. */
+/** deliveries list --webhook <id> [--failed | --failing]: the subscription's deliveries, newest first. */
 export async function listDeliveries(
   storage: Storage,
   clock: Clock,
   webhookId: string | undefined,
-  failedOnly: boolean,
+  status: DeliveryFilter | undefined,
 ) {
-  return deliveriesOf(deliveryServices(storage, clock), await ownerOf(storage, webhookId), failedOnly);
+  return deliveriesOf(deliveryServices(storage, clock), await ownerOf(storage, webhookId), status);
 }
 
-/** deliveries retry --webhook <id> [--failed]: sends them again now (only failed ones with --failed). */
+/** deliveries retry --webhook <id> [--failed | --failing]: sends them again now. */
 export async function retryDeliveries(
   storage: Storage,
   clock: Clock,
   webhookId: string | undefined,
-  failedOnly: boolean,
+  status: DeliveryFilter | undefined,
   out: Output,
 ) {
   const webhook = await ownerOf(storage, webhookId);
   const service = deliveryServices(storage, clock);
-  const selected = await deliveriesOf(service, webhook, failedOnly);
+  const selected = await deliveriesOf(service, webhook, status);
   const progress = out.progress('retrying deliveries', selected.length);
   const retried: string[] = [];
   try {

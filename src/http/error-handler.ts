@@ -1,6 +1,12 @@
 // Every error leaves as the envelope { error, code, details }; 5xx bodies are generic.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode, type ErrorDetails, type ValidationIssue } from '../errors.js';
+import {
+  AppError,
+  describeIssue,
+  type ErrorCode,
+  type ErrorDetails,
+  type ValidationIssue,
+} from '../errors.js';
 import { HTTP_STATUS_BY_CODE } from './error-codes.js';
 
 export interface ErrorEnvelope {
@@ -23,6 +29,7 @@ interface SchemaIssue {
   message?: string;
   params?: Record<string, unknown>;
   keyword?: string;
+  schemaPath?: string;
 }
 
 const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
@@ -59,30 +66,20 @@ export function toEnvelope(error: unknown): { status: number; body: ErrorEnvelop
     const issues = toIssues(fastifyError.validation, fastifyError.validationContext);
     return {
       status: 400,
-      body: envelope('VALIDATION_ERROR', 'Invalid input', { issues }),
+      body: envelope('VALIDATION_ERROR', describeIssue(issues[0]), { issues }),
       unexpected: false,
     };
   }
   const mapped = fastifyError.code === undefined ? undefined : FASTIFY_CODES[fastifyError.code];
   if (mapped !== undefined) {
-    const message = MESSAGES[mapped] ?? 'Malformed request body';
-    const details =
-      mapped === 'VALIDATION_ERROR' ? { issues: [{ path: 'body', message: 'Body is not valid JSON' }] } : {};
+    if (mapped === 'VALIDATION_ERROR') return notJson();
     return {
       status: HTTP_STATUS_BY_CODE[mapped],
-      body: envelope(mapped, message, details),
+      body: envelope(mapped, MESSAGES[mapped] ?? 'Malformed request body', {}),
       unexpected: false,
     };
   }
-  if (error instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return {
-      status: 400,
-      body: envelope('VALIDATION_ERROR', 'Malformed JSON body', {
-        issues: [{ path: 'body', message: 'Body is not valid JSON' }],
-      }),
-      unexpected: false,
-    };
-  }
+  if (error instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY') return notJson();
   const status = fastifyError.statusCode;
   if (status === 404)
     return { status, body: envelope('NOT_FOUND', MESSAGES.NOT_FOUND!, {}), unexpected: false };
@@ -111,37 +108,49 @@ export function toEnvelope(error: unknown): { status: number; body: ErrorEnvelop
   return { status: 500, body: envelope('INTERNAL_ERROR', MESSAGES.INTERNAL_ERROR!, {}), unexpected: true };
 }
 
+function notJson(): { status: number; body: ErrorEnvelope; unexpected: boolean } {
+  const issues = [{ path: 'body', message: 'is not valid JSON' }];
+  return {
+    status: 400,
+    body: envelope('VALIDATION_ERROR', describeIssue(issues[0]), { issues }),
+    unexpected: false,
+  };
+}
+
 function envelope(code: ErrorCode, error: string, details: ErrorDetails): ErrorEnvelope {
   return { error, code, details };
 }
 
 function toIssues(validation: SchemaIssue[], context: string | undefined): ValidationIssue[] {
   const part = context === 'querystring' ? 'query' : (context ?? 'body');
-  return validation.slice(0, 20).map((issue) => {
+  const issues = validation.flatMap((issue) => {
     const segments = (issue.instancePath ?? '').split('/').filter((s) => s !== '');
+    const at = (names: unknown, message: string) =>
+      [names].flat().map((name) => ({ path: [part, ...segments, String(name)].join('.'), message }));
     const missing = issue.params?.requiredProperties ?? issue.params?.missingProperty;
     const extra = issue.params?.additionalProperties ?? issue.params?.additionalProperty;
-    if (issue.keyword === 'required' && missing !== undefined) segments.push(String(missing));
-    if (issue.keyword === 'additionalProperties' && extra !== undefined) segments.push(String(extra));
-    const path = [part, ...segments].join('.');
-    const message =
-      issue.keyword === 'additionalProperties' ? 'is not an accepted field' : (issue.message ?? 'is invalid');
-    return { path, message };
+    if (issue.keyword === 'required' && missing !== undefined) return at(missing, 'is required');
+    if (issue.keyword === 'additionalProperties' && extra !== undefined)
+      return at(extra, 'is not an accepted field');
+    // TypeBox also reports each extra property as its own `false` schema failing.
+    if (issue.keyword === 'boolean' && issue.schemaPath?.endsWith('/additionalProperties'))
+      return [{ path: [part, ...segments].join('.'), message: 'is not an accepted field' }];
+    return [{ path: [part, ...segments].join('.'), message: issue.message ?? 'is invalid' }];
   });
+  const seen = new Set<string>();
+  return issues
+    .filter(
+      (issue) => !seen.has(`${issue.path}\n${issue.message}`) && seen.add(`${issue.path}\n${issue.message}`),
+    )
+    .slice(0, 20);
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
   const { status, body, unexpected } = toEnvelope(error);
   if (unexpected) request.log.error({ err: error }, 'unhandled error');
-  if (request.routeOptions.config?.actionEnvelope) body.message = actionMessage(body);
+  // A wallet shows only `message`: the envelope's `error`, which names the first wrong field.
+  if (request.routeOptions.config?.actionEnvelope) body.message = body.error;
   return reply.code(status).type('application/json; charset=utf-8').send(body);
-}
-
-/** A wallet shows only `message`: for invalid input it names the first wrong field. */
-function actionMessage(body: ErrorEnvelope): string {
-  const issues = (body.details as { issues?: ValidationIssue[] }).issues;
-  const first = body.code === 'VALIDATION_ERROR' ? issues?.[0] : undefined;
-  return first === undefined ? body.error : `${body.error}: ${first.path} ${first.message}`;
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

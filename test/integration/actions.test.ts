@@ -137,13 +137,12 @@ function assertActionError(
   assert.equal(body.code, code);
   assert.equal(typeof body.error, 'string');
   // A wallet shows only `message`: for invalid input it names the first wrong field.
+  assert.equal(body.message, body.error);
   const first = (body.details as { issues?: { path: string; message: string }[] }).issues?.[0];
-  assert.equal(
-    body.message,
-    code === 'VALIDATION_ERROR' && first !== undefined
-      ? `${body.error}: ${first.path} ${first.message}`
-      : body.error,
-  );
+  if (code === 'VALIDATION_ERROR' && first !== undefined) {
+    const field = first.path.replace(/^(body|query|params)\./, '');
+    assert.equal(body.error, `${field}: ${first.message}`);
+  }
   assert.equal(typeof body.details, 'object');
   assertActionHeaders(res, `${status} ${code}`);
   return body;
@@ -331,13 +330,13 @@ describe('Action plumbing', () => {
     assertActionError(await app.inject({ method: 'GET', url: '/api/actions/a/b/c/d' }), 404, 'NOT_FOUND');
     assertActionError(await app.inject({ method: 'DELETE', url: s.url }), 404, 'NOT_FOUND');
     const missing = assertActionError(await post(`${s.url}/approve`, {}), 400, 'VALIDATION_ERROR');
-    assert.match(String(missing.message), /body\.account/);
+    assert.equal(missing.message, 'account: is required');
     const wrongType = assertActionError(
       await post(`${s.url}/approve`, { account: s.owner.address, type: 42 }),
       400,
       'VALIDATION_ERROR',
     );
-    assert.match(String(wrongType.message), /body\.type/);
+    assert.equal(wrongType.message, 'type: must be string');
     const notJson = await app.inject({
       method: 'POST',
       url: `${s.url}/approve`,
@@ -488,7 +487,7 @@ describe('one approval request per blocked transfer: addressing', () => {
       400,
       'VALIDATION_ERROR',
     );
-    assert.match(String(malformed.message), /query\.transfer/);
+    assert.match(String(malformed.message), /^transfer: /);
     const api = await app.inject({ url: `/api/overrides/${s.vault.address}/${s.nonce}?transfer=${unknown}` });
     assert.equal(api.statusCode, 404);
   });

@@ -41,6 +41,8 @@ before(async () => {
     SOLANA_WS_URL: fake.wsUrl,
     RATE_LIMIT_ENABLED: 'false',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    // A failed delivery waits an hour: only `recover` sends it again within the test.
+    WEBHOOK_RETRY_SCHEDULE: '3600,3600',
   });
   const started = await waitFor(() => service.output.find((line) => line.includes('vaultkeeper started')), {
     timeoutMs: 60_000,
@@ -239,7 +241,7 @@ describe('vaultkeeper listen', () => {
   });
 });
 
-describe('vaultkeeper webhooks create, test and delete', () => {
+describe('vaultkeeper webhooks create, test, recover and delete', () => {
   const run = (args: string[], env: Record<string, string> = {}) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
       execFile(
@@ -277,6 +279,47 @@ describe('vaultkeeper webhooks create, test and delete', () => {
         headers: receiver.requests[0]!.headers,
       });
       assert.equal(event.event, 'webhook.test');
+
+      // The receiver fails the next test event: it waits an hour for its retry, listed as failing;
+      // recover sends it again now.
+      receiver.respond((_, index) =>
+        index === 1 ? { status: 503, body: 'down' } : { status: 200, body: 'ok' },
+      );
+      assert.equal((await run(['webhooks', 'test', '--webhook', subscription.id])).code, 0);
+      const failing = await waitFor(
+        async () => {
+          const answer = await fetch(
+            `${apiUrl()}/api/webhooks/${subscription.id}/deliveries?status=failing`,
+            {
+              headers: { authorization: `Bearer ${apiKey}` },
+            },
+          );
+          const { deliveries } = (await answer.json()) as { deliveries: { id: string; lastError: string }[] };
+          return deliveries.length === 1 ? deliveries[0] : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 200, message: 'the failed test delivery' },
+      );
+      assert.equal(failing.lastError, 'http_503');
+      const recovered = await run([
+        'webhooks',
+        'recover',
+        '--webhook',
+        subscription.id,
+        '--since',
+        '1h',
+        '--json',
+      ]);
+      assert.equal(recovered.code, 0, recovered.stderr);
+      assert.equal(JSON.parse(recovered.stdout).requeued, 1);
+      await waitFor(() => receiver.requests.length >= 3, {
+        timeoutMs: 30_000,
+        message: 'the recovered delivery',
+      });
+      assert.equal(receiver.requests[2]!.headers['webhook-id'], failing.id);
+      const tooOld = await run(['webhooks', 'recover', '--webhook', subscription.id, '--since', '15d']);
+      assert.equal(tooOld.code, 1);
+      assert.match(tooOld.stderr, /400 VALIDATION_ERROR: since: must be within the last 14 days/);
+
       const deleted = await run(['webhooks', 'delete', '--webhook', subscription.id]);
       assert.equal(deleted.stdout.trim(), `deleted ${subscription.id}`);
       const again = await run(['webhooks', 'delete', '--webhook', subscription.id]);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { knownMigrations } from '../../src/cli/migrations.js';
 import { createDatabase, type Storage } from '../../src/storage/database.js';
 import { dailyMetrics, transactions, webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
@@ -118,7 +118,7 @@ describe('vaultkeeper command line', () => {
     for (const args of [['webhooks', '--help']]) {
       const run = await cli(args);
       assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
-      assert.match(run.stdout, /^Usage: vaultkeeper webhooks <list\|create\|test\|delete>/);
+      assert.match(run.stdout, /^Usage: vaultkeeper webhooks <list\|create\|test\|delete\|recover>/);
     }
     for (const args of [['help', 'webhooks', 'list']]) {
       const run = await cli(args);
@@ -363,7 +363,7 @@ describe('vaultkeeper webhooks and deliveries', () => {
     assert.doesNotMatch(run.stdout + JSON.stringify(listed), new RegExp(secret.slice(6, 20)));
   });
 
-  test('deliveries list and retry, all or --failed only; unknown or missing ids are refused', async () => {
+  test('deliveries list and retry, all, --failed or --failing; unknown or missing ids are refused', async () => {
     const { mine, rows } = await seedDeliveries();
     const failedIds: string[] = rows.filter((r) => r.status === 'failed').map((r) => r.id);
     const listed = json(await cli(['deliveries', 'list', '--webhook', mine.id, '--json']));
@@ -387,6 +387,42 @@ describe('vaultkeeper webhooks and deliveries', () => {
     for (const row of after) {
       assert.equal(row.status, failedIds.includes(row.id) ? 'pending' : 'succeeded', row.id);
     }
+
+    // --failing: the last attempt failed, still retrying (pending with an error) or exhausted.
+    const retrying = randomUUID();
+    await backend.use((s) =>
+      s.db.insert(webhookDeliveries).values({
+        id: retrying,
+        webhookId: mine.id,
+        event: 'vault.paused',
+        payload: JSON.stringify({
+          id: retrying,
+          event: 'vault.paused',
+          timestamp: new Date().toISOString(),
+          data: {},
+        }),
+        attemptCount: 1,
+        nextAttemptAt: new Date(Date.now() + 3_600_000),
+        lastError: 'http_503',
+        lastStatusCode: 503,
+      }),
+    );
+    await backend.use((s) =>
+      s.db
+        .update(webhookDeliveries)
+        .set({ status: 'failed' })
+        .where(inArray(webhookDeliveries.id, failedIds)),
+    );
+    const failing = json(await cli(['deliveries', 'list', '--webhook', mine.id, '--failing', '--json']));
+    assert.deepEqual(
+      failing.deliveries.map((d: { id: string }) => d.id).sort(),
+      [...failedIds, retrying].sort(),
+    );
+    const onlyFailed = json(await cli(['deliveries', 'list', '--webhook', mine.id, '--failed', '--json']));
+    assert.deepEqual(onlyFailed.deliveries.map((d: { id: string }) => d.id).sort(), [...failedIds].sort());
+    const both = await cli(['deliveries', 'list', '--webhook', mine.id, '--failed', '--failing']);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--failed and --failing exclude each other/);
 
     const unknown = await cli(['deliveries', 'retry', '--webhook', randomUUID()]);
     assert.equal(unknown.code, 1);

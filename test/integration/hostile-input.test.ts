@@ -148,6 +148,8 @@ function assertWellFormed(outcome: Outcome, method: string, label: string): void
   const body = JSON.parse(outcome.body.toString()) as Record<string, unknown>;
   assert.equal(typeof body.error, 'string', label);
   assert.equal(typeof body.code, 'string', label);
+  // Invalid input names what is wrong, never only "Invalid input".
+  assert.notEqual(body.error, 'Invalid input', label);
   assert.ok(
     typeof body.details === 'object' && body.details !== null && !Array.isArray(body.details),
     `${label}: details must be an object`,

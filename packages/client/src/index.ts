@@ -33,6 +33,8 @@ import type {
   PageQuery,
   Pagination,
   Realtime,
+  RecoverBody,
+  Recovered,
   RejectResponse,
   TransactionDetail,
   TransactionList,
@@ -217,6 +219,9 @@ function webhookMethods(t: Transport) {
         auth,
         ...o,
       }),
+    /** Sends again now every delivery created since `since` whose last attempt failed. */
+    recover: (id: string, body: RecoverBody, o: CallOptions = {}) =>
+      t.request<Recovered>({ method: 'POST', path: path(id, '/recover'), body, auth, ...o }),
   };
 }
 

@@ -224,8 +224,21 @@ export interface UpdateWebhookBody {
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
+/** `failing`: the last attempt failed, still retrying or exhausted (`failed` is exhausted only). */
+export type DeliveryFilter = DeliveryStatus | 'failing';
+
 export interface DeliveriesQuery extends PageQuery {
-  status?: DeliveryStatus;
+  status?: DeliveryFilter;
+}
+
+export interface RecoverBody {
+  /** ISO 8601 date or date-time, at most 14 days back. */
+  since: string;
+}
+
+export interface Recovered {
+  /** How many deliveries were queued to be sent again now. */
+  requeued: number;
 }
 
 export interface DeliveryAttempt {

@@ -1,15 +1,16 @@
 // A subscription's deliveries as its owner sees them: history with attempts, manual retry, test event.
-import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
-import { AppError } from '../../errors.js';
+import { and, count, desc, eq, gte, inArray, sql } from 'drizzle-orm';
+import { AppError, validationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { type Pagination, pageOffset, toPageRequest, toPagination } from '../../lib/pagination.js';
 import type { Database } from '../../storage/database.js';
 import {
-  type DeliveryStatus,
+  DELIVERY_STATUSES,
   type WebhookDeliveryRow,
   webhookAttempts,
   webhookDeliveries,
 } from '../../storage/schema/index.js';
+import { DAY_MS, dayStartMs, parseDateInput } from '../analytics/periods.js';
 import { enqueueDelivery, notifyDeliveryWorkers } from './outbox.js';
 import { TEST_EVENT } from './webhook-events.js';
 import type { Delivery, DeliveryAttempt, DeliveryPayload } from './webhook-resource.js';
@@ -33,10 +34,23 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
      */
     retryDelivery: (owner: string, webhookId: string, deliveryId: string) =>
       retryDelivery(deps, owner, webhookId, deliveryId),
+    /**
+     * Sends again now every delivery created since `since` (at most 14 days back) whose last attempt
+     * failed, retrying or exhausted; ones being sent at this moment are left to finish.
+     */
+    recoverDeliveries: (owner: string, webhookId: string, input: { since: string }) =>
+      recoverDeliveries(deps, owner, webhookId, input),
   };
 }
 
-type DeliveryQuery = PageQuery & { status?: DeliveryStatus | undefined };
+/** How far back `recover` reaches. */
+export const RECOVER_MAX_DAYS = 14;
+
+/** `failing`: the last attempt failed, whether the delivery still retries or is exhausted. */
+export const DELIVERY_FILTERS = [...DELIVERY_STATUSES, 'failing'] as const;
+export type DeliveryFilter = (typeof DELIVERY_FILTERS)[number];
+
+type DeliveryQuery = PageQuery & { status?: DeliveryFilter | undefined };
 
 async function listDeliveries(
   deps: DeliveryServiceDeps,
@@ -47,10 +61,7 @@ async function listDeliveries(
   const { db } = deps;
   await deps.webhooks.findOwned(owner, webhookId);
   const page = toPageRequest(query);
-  const where = and(
-    eq(webhookDeliveries.webhookId, webhookId),
-    query.status === undefined ? undefined : eq(webhookDeliveries.status, query.status),
-  );
+  const where = and(eq(webhookDeliveries.webhookId, webhookId), statusCondition(query.status));
   const [total] = await db.select({ n: count() }).from(webhookDeliveries).where(where);
   const rows = await db
     .select()
@@ -60,6 +71,54 @@ async function listDeliveries(
     .limit(page.limit)
     .offset(pageOffset(page));
   return { deliveries: await withAttempts(db, rows), pagination: toPagination(page, total?.n ?? 0) };
+}
+
+function statusCondition(status: DeliveryFilter | undefined) {
+  if (status === undefined) return undefined;
+  return status === 'failing' ? lastAttemptFailed() : eq(webhookDeliveries.status, status);
+}
+
+/** Exhausted, or waiting to retry after a failure (a success clears last_error). */
+function lastAttemptFailed() {
+  return sql`(${webhookDeliveries.status} = 'failed' or (${webhookDeliveries.status} = 'pending' and ${webhookDeliveries.lastError} is not null))`;
+}
+
+async function recoverDeliveries(
+  deps: DeliveryServiceDeps,
+  owner: string,
+  webhookId: string,
+  input: { since: string },
+): Promise<{ requeued: number }> {
+  const { db, clock } = deps;
+  const webhook = await deps.webhooks.findOwned(owner, webhookId);
+  const now = clock.now();
+  const since = parseSince(input.since, now);
+  assertActive(webhook);
+  const requeued = await db
+    .update(webhookDeliveries)
+    .set({ status: 'pending', nextAttemptAt: now, completedAt: null })
+    .where(
+      and(
+        eq(webhookDeliveries.webhookId, webhookId),
+        gte(webhookDeliveries.createdAt, since),
+        lastAttemptFailed(),
+        notInFlight(now),
+      ),
+    )
+    .returning({ id: webhookDeliveries.id });
+  if (requeued.length > 0) await notifyDeliveryWorkers(db);
+  return { requeued: requeued.length };
+}
+
+function parseSince(value: string, now: Date): Date {
+  const parsed = parseDateInput(value);
+  const fail = (message: string) => validationError([{ path: 'body.since', message }]);
+  if (parsed === null) throw fail('must be an ISO 8601 date or date-time');
+  const ms = parsed.kind === 'day' ? dayStartMs(parsed.day) : parsed.ms;
+  if (ms < now.getTime() - RECOVER_MAX_DAYS * DAY_MS)
+    throw fail(`must be within the last ${RECOVER_MAX_DAYS} days`);
+  if (ms > now.getTime()) throw fail('must not be in the future');
+  return new Date(ms);
 }
 
 async function sendTestEvent(deps: DeliveryServiceDeps, owner: string, webhookId: string): Promise<Delivery> {

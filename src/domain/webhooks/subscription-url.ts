@@ -15,7 +15,7 @@ export interface UrlPolicy {
 
 /** The URL as stored, or a VALIDATION_ERROR on `body.url` saying what is wrong. */
 export function parseSubscriptionUrl(raw: string, policy: UrlPolicy): string {
-  const fail = (message: string) => validationError([{ path: 'body.url', message }], 'Invalid webhook URL');
+  const fail = (message: string) => validationError([{ path: 'body.url', message }]);
   if (raw.length > MAX_URL_LENGTH) throw fail(`must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {

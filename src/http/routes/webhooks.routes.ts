@@ -9,6 +9,8 @@ import {
   Delivery,
   DeliveryIdParams,
   DeliveryList,
+  RecoverBody,
+  Recovered,
   UpdateWebhookBody,
   Webhook,
   WebhookIdParams,
@@ -176,5 +178,22 @@ const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliverySer
       reply
         .code(202)
         .send(await deliveries.retryDelivery(request.wallet!, request.params.id, request.params.deliveryId)),
+  );
+  app.post(
+    '/api/webhooks/:id/recover',
+    {
+      ...protectedRoute,
+      schema: {
+        tags,
+        summary: 'Send again now every delivery created since a time whose last attempt failed',
+        params: WebhookIdParams,
+        body: RecoverBody,
+        response: { 202: Recovered, ...errorResponses(401, 403, 404, 409, 429) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(202)
+        .send(await deliveries.recoverDeliveries(request.wallet!, request.params.id, request.body)),
   );
 };

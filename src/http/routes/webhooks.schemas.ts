@@ -1,12 +1,8 @@
 import { Type } from '@fastify/type-provider-typebox';
+import { DELIVERY_FILTERS, RECOVER_MAX_DAYS } from '../../domain/webhooks/delivery-service.js';
 import { MAX_URL_LENGTH } from '../../domain/webhooks/subscription-url.js';
 import { WEBHOOK_EVENTS } from '../../domain/webhooks/webhook-events.js';
-import {
-  Delivery,
-  DeliveryStatus,
-  Webhook,
-  WebhookWithSecret,
-} from '../../domain/webhooks/webhook-resource.js';
+import { Delivery, Webhook, WebhookWithSecret } from '../../domain/webhooks/webhook-resource.js';
 import { Address, StringEnum } from '../../lib/json-schema.js';
 import { Pagination } from '../../lib/pagination.js';
 import { PaginationQuery } from '../schemas/common.js';
@@ -65,11 +61,31 @@ export const UpdateWebhookBody = Type.Object(
 
 export const WebhookList = Type.Object({ webhooks: Type.Array(Webhook), pagination: Pagination });
 
+const DeliveryFilter = StringEnum(DELIVERY_FILTERS, {
+  description:
+    'pending, succeeded or failed (exhausted); failing = the last attempt failed, still retrying or exhausted',
+});
+
 export const DeliveriesQuery = Type.Object(
-  { ...Page, status: Type.Optional(DeliveryStatus) },
+  { ...Page, status: Type.Optional(DeliveryFilter) },
   { additionalProperties: false },
 );
 
 export const WebhooksQuery = Type.Object(Page, { additionalProperties: false });
 
 export const DeliveryList = Type.Object({ deliveries: Type.Array(Delivery), pagination: Pagination });
+
+export const RecoverBody = Type.Object(
+  {
+    since: Type.String({
+      minLength: 10,
+      maxLength: 40,
+      description: `ISO 8601 date or date-time, at most ${RECOVER_MAX_DAYS} days back: deliveries created since then are re-sent`,
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const Recovered = Type.Object({
+  requeued: Type.Integer({ minimum: 0, description: 'how many deliveries were queued to be sent again now' }),
+});

@@ -1,0 +1,154 @@
+// Failing deliveries as an owner sees and recovers them: `?status=failing` (the last attempt failed,
+// still retrying or exhausted) and `POST /api/webhooks/:id/recover` (send them all again now).
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { eq, inArray } from 'drizzle-orm';
+import { claimDueDeliveries } from '../../src/jobs/delivery.js';
+import { webhookDeliveries } from '../../src/storage/schema/index.js';
+import { type JsonBody, useWebhookApi } from '../support/webhooks-api.js';
+
+const api = useWebhookApi();
+const HOUR = 3_600_000;
+
+type Seed = {
+  status: 'pending' | 'succeeded' | 'failed';
+  lastError?: string;
+  ageMs: number;
+  lockedForMs?: number;
+};
+
+/** One delivery per seed, named by key; `ageMs` back from now is its createdAt. */
+async function seed(webhookId: string, seeds: Record<string, Seed>): Promise<Record<string, string>> {
+  const db = api.storage.storage.db;
+  const now = Date.now();
+  const ids: Record<string, string> = {};
+  for (const [name, s] of Object.entries(seeds)) {
+    const [row] = await db
+      .insert(webhookDeliveries)
+      .values({
+        webhookId,
+        event: 'vault.paused',
+        payload: `{"id":"${name}","event":"vault.paused","timestamp":"2026-11-22T00:00:00.000Z","data":{}}`,
+        status: s.status,
+        attemptCount: s.status === 'pending' && s.lastError === undefined ? 0 : 3,
+        nextAttemptAt: new Date(now + (s.status === 'pending' && s.lastError !== undefined ? HOUR : 0)),
+        lockedUntil: s.lockedForMs === undefined ? null : new Date(now + s.lockedForMs),
+        lastError: s.lastError ?? null,
+        lastStatusCode: s.lastError === undefined ? null : 500,
+        createdAt: new Date(now - s.ageMs),
+        completedAt: s.status === 'pending' ? null : new Date(now - s.ageMs + 1000),
+      })
+      .returning();
+    ids[name] = row!.id;
+  }
+  return ids;
+}
+
+const SEEDS: Record<string, Seed> = {
+  exhausted: { status: 'failed', lastError: 'http_500', ageMs: 2 * HOUR },
+  retrying: { status: 'pending', lastError: 'http_500', ageMs: HOUR },
+  old: { status: 'failed', lastError: 'http_500', ageMs: 30 * HOUR },
+  sent: { status: 'succeeded', ageMs: HOUR },
+  fresh: { status: 'pending', ageMs: 60_000 },
+  inFlight: { status: 'pending', lastError: 'http_500', ageMs: HOUR, lockedForMs: 60_000 },
+};
+
+describe('?status=failing', () => {
+  test('lists deliveries whose last attempt failed, retrying or exhausted; failed stays exhausted only', async () => {
+    const hook = await api.subscribe(api.owner);
+    const ids = await seed(hook.id, SEEDS);
+    const list = async (status: string) => {
+      const answer = await api.call('GET', `/api/webhooks/${hook.id}/deliveries?status=${status}`, api.owner);
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      return answer.body!.deliveries.map((d: JsonBody) => d.id).sort();
+    };
+    assert.deepEqual(await list('failing'), [ids.exhausted, ids.retrying, ids.old, ids.inFlight].sort());
+    assert.deepEqual(await list('failed'), [ids.exhausted, ids.old].sort());
+    const wrong = await api.call('GET', `/api/webhooks/${hook.id}/deliveries?status=broken`, api.owner);
+    assert.equal(wrong.status, 400);
+    assert.equal(wrong.body!.code, 'VALIDATION_ERROR');
+  });
+});
+
+describe('POST /api/webhooks/:id/recover', () => {
+  test('sends every failed delivery since the time again now; others, older ones and one in flight stay', async () => {
+    const hook = await api.subscribe(api.owner);
+    const other = await api.subscribe(api.owner);
+    const ids = await seed(hook.id, SEEDS);
+    const foreign = await seed(other.id, { failed: SEEDS.exhausted! });
+    const db = api.storage.storage.db;
+    const before = await db.select().from(webhookDeliveries);
+
+    const since = new Date(Date.now() - 3 * HOUR).toISOString();
+    const answer = await api.call('POST', `/api/webhooks/${hook.id}/recover`, api.owner, { since });
+    assert.equal(answer.status, 202, JSON.stringify(answer.body));
+    assert.deepEqual(answer.body, { requeued: 2 });
+
+    const claimed = await claimDueDeliveries(db, {
+      now: new Date(),
+      limit: 20,
+      leaseMs: 30_000,
+      asyncCommit: false,
+    });
+    // `fresh` was already due; recover added exactly the two failed ones of this subscription.
+    assert.deepEqual(claimed.map((c) => c.id).sort(), [ids.exhausted, ids.retrying, ids.fresh].sort());
+    const untouched = [ids.old!, ids.sent!, ids.inFlight!, foreign.failed!];
+    const after = await db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, untouched));
+    for (const row of after) {
+      const was = before.find((b) => b.id === row.id)!;
+      assert.deepEqual(
+        [row.status, row.nextAttemptAt, row.completedAt, row.lockedUntil],
+        [was.status, was.nextAttemptAt, was.completedAt, was.lockedUntil],
+        row.id,
+      );
+    }
+    const [exhausted] = await db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, ids.exhausted!));
+    assert.deepEqual([exhausted!.status, exhausted!.completedAt], ['pending', null]);
+  });
+
+  test('a YYYY-MM-DD day is its UTC start; nothing failing answers 0', async () => {
+    const hook = await api.subscribe(api.owner);
+    const today = new Date().toISOString().slice(0, 10);
+    const answer = await api.call('POST', `/api/webhooks/${hook.id}/recover`, api.owner, { since: today });
+    assert.equal(answer.status, 202, JSON.stringify(answer.body));
+    assert.deepEqual(answer.body, { requeued: 0 });
+  });
+
+  test('refuses a since that is not a date, more than 14 days back or in the future, naming the field', async () => {
+    const hook = await api.subscribe(api.owner);
+    await seed(hook.id, { exhausted: SEEDS.exhausted! });
+    const url = `/api/webhooks/${hook.id}/recover`;
+    const cases: [unknown, string][] = [
+      [{ since: 'yesterday-ish' }, 'since: must be an ISO 8601 date or date-time'],
+      [
+        { since: new Date(Date.now() - 15 * 24 * HOUR).toISOString() },
+        'since: must be within the last 14 days',
+      ],
+      [{ since: new Date(Date.now() + HOUR).toISOString() }, 'since: must not be in the future'],
+      [{}, 'since: is required'],
+      [{ since: new Date().toISOString(), all: true }, 'all: is not an accepted field'],
+    ];
+    for (const [body, message] of cases) {
+      const answer = await api.call('POST', url, api.owner, body);
+      assert.equal(answer.status, 400, JSON.stringify(body));
+      assert.equal(answer.body!.code, 'VALIDATION_ERROR');
+      assert.equal(answer.body!.error, message);
+    }
+    const [row] = await api.storage.storage.db.select().from(webhookDeliveries);
+    assert.equal(row!.status, 'failed');
+  });
+
+  test("another wallet's subscription is 403; a disabled one must be re-enabled first", async () => {
+    const hook = await api.subscribe(api.owner);
+    const since = new Date(Date.now() - HOUR).toISOString();
+    const url = `/api/webhooks/${hook.id}/recover`;
+    assert.equal((await api.call('POST', url, api.stranger, { since })).status, 403);
+    assert.equal((await api.call('POST', url, null, { since })).status, 401);
+    await api.call('PATCH', `/api/webhooks/${hook.id}`, api.owner, { active: false });
+    const refused = await api.call('POST', url, api.owner, { since });
+    assert.deepEqual([refused.status, refused.body!.code], [409, 'WEBHOOK_DISABLED']);
+  });
+});

@@ -152,3 +152,34 @@ describe('POST /api/webhooks/:id/recover', () => {
     assert.deepEqual([refused.status, refused.body!.code], [409, 'WEBHOOK_DISABLED']);
   });
 });
+
+describe('validation messages', () => {
+  test('name the field in the envelope, for rules of the schema and of the domain alike', async () => {
+    const hook = await api.subscribe(api.owner);
+    const cases: [string, string, unknown, string][] = [
+      [
+        'POST',
+        '/api/webhooks',
+        { url: 'ftp://hooks.example.com', events: ['vault.paused'] },
+        'url: must be an https:// or mailto: URL',
+      ],
+      ['POST', '/api/webhooks', { events: ['vault.paused'] }, 'url: is required'],
+      [
+        'POST',
+        '/api/webhooks',
+        { url: 'https://hooks.example.com', events: [] },
+        'events: must not have fewer than 1 items',
+      ],
+      ['PATCH', `/api/webhooks/${hook.id}`, { colour: 'red' }, 'colour: is not an accepted field'],
+      ['GET', `/api/webhooks/${hook.id}/deliveries?page=0`, undefined, 'page: must be >= 1'],
+      ['GET', '/api/webhooks/not-a-uuid', undefined, 'id: must match format "uuid"'],
+    ];
+    for (const [method, url, body, message] of cases) {
+      const answer = await api.call(method, url, api.owner, body);
+      assert.equal(answer.status, 400, `${method} ${url}`);
+      assert.equal(answer.body!.code, 'VALIDATION_ERROR');
+      assert.equal(answer.body!.error, message, `${method} ${url}`);
+      assert.ok(answer.body!.details.issues.length >= 1);
+    }
+  });
+});

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { parseRecoverSince } from './api-commands.js';
 import { COMMANDS, closest, parseCommandLine } from './commands.js';
 import { helpFor } from './help.js';
+import { parseListenSettings } from './listen.js';
 import { CliError, EXIT } from './output.js';
 
 function refusal(argv: string[]): CliError {
@@ -58,7 +59,7 @@ test('a command, its values and --json', () => {
     'listen',
     '--forward-to=http://localhost:4000/',
     '--events',
-    'VaultPaused',
+    'vault.paused',
   ]);
   assert.equal(listen.kind === 'run' && listen.values['forward-to'], 'http://localhost:4000/');
 });
@@ -115,4 +116,24 @@ test('recover --since takes an ISO date or time as is, or a duration back from n
   const parsed = parseCommandLine(['webhooks', 'recover', '--webhook', 'x', '--since', '6h']);
   assert.ok(parsed.kind === 'run');
   assert.deepEqual([parsed.command.name, parsed.values.since], ['webhooks recover', '6h']);
+});
+
+test('listen --events takes the webhooks names; a program name is refused with the feed name suggested', () => {
+  const settings = parseListenSettings({
+    'forward-to': 'http://localhost:4000/hooks',
+    events: 'transaction.executed,policy.updated,program.unknown',
+  });
+  assert.deepEqual(settings.events, ['transaction.executed', 'policy.updated', 'program.unknown']);
+  assert.throws(
+    () => parseListenSettings({ 'forward-to': 'http://localhost:4000/', events: 'TransactionExecuted' }),
+    (error) =>
+      error instanceof CliError &&
+      error.exitCode === EXIT.usage &&
+      error.message === 'unknown event "TransactionExecuted" (did you mean "transaction.executed"?)' &&
+      /^events: transaction\.executed, /.test(error.fix ?? ''),
+  );
+  assert.throws(
+    () => parseListenSettings({ 'forward-to': 'http://localhost:4000/', events: 'transaction.execute' }),
+    (error) => error instanceof CliError && /did you mean "transaction\.executed"/.test(error.message),
+  );
 });

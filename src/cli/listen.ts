@@ -1,7 +1,7 @@
 // vaultkeeper listen: reads the live feed and POSTs each event of the owner's vaults to a local URL,
 // signed exactly as a webhook delivery is (both schemes, one whsec_ secret), for developing a receiver.
 import { createVaultkeeperClient, type FeedEvent, VaultkeeperError } from '@vaultkeeper/client';
-import { EVENT_NAMES } from '../chain/program.js';
+import { FEED_EVENTS } from '@vaultkeeper/webhooks';
 import { buildSignedDelivery, generateWebhookSecret } from '../domain/webhooks/signatures.js';
 import {
   type ApiAccess,
@@ -13,8 +13,6 @@ import {
 } from './api-commands.js';
 import { CliError, EXIT, type Output } from './output.js';
 
-/** The names the live feed gives events: the program's, and Unknown for what it could not decode. */
-export const FEED_EVENT_NAMES = [...EVENT_NAMES, 'Unknown'] as const;
 /** As a webhook delivery: success is a 2xx within this time. */
 const FORWARD_TIMEOUT_MS = 10_000;
 
@@ -43,7 +41,7 @@ export function parseListenSettings(values: Values): ListenSettings {
   return {
     forwardTo: parseHttpUrl(forwardTo, '--forward-to'),
     vault: parseAddress(typeof values.vault === 'string' ? values.vault : undefined, '--vault'),
-    events: parseEventNames(typeof values.events === 'string' ? values.events : undefined, FEED_EVENT_NAMES),
+    events: parseEventNames(typeof values.events === 'string' ? values.events : undefined, FEED_EVENTS),
     secret: given ?? generateWebhookSecret(),
     generated: given === undefined,
   };

@@ -1,15 +1,9 @@
 // The service's Server-Sent Events feed: EventSource reconnects by itself and resumes with Last-Event-ID.
 
-export interface FeedEvent {
-  id: number;
-  name: string;
-  vault: string | null;
-  signature: string;
-  slot: number;
-  blockTime: string | null;
-  instruction: string | null;
-  data: Record<string, unknown>;
-}
+import type { FeedEvent as WireFeedEvent } from '@vaultkeeper/client';
+
+/** An event of the feed (the client package's wire format), its fields read as a record. */
+export type FeedEvent = Omit<WireFeedEvent, 'data'> & { data: Record<string, unknown> };
 
 export type FeedStatus = 'connecting' | 'live' | 'reconnecting';
 

@@ -160,7 +160,7 @@ function onEvent(event: FeedEvent): void {
   data.activity = [event, ...data.activity.filter((e) => e.id !== event.id)].slice(0, ACTIVITY_SIZE);
   const parts: Part[] = ['transactions'];
   switch (event.name) {
-    case 'TransactionExecuted':
+    case 'transaction.executed':
       parts.push('realtime', 'vault', 'overrides');
       scheduleAnalytics();
       if (data.analytics && typeof event.data.amount === 'string') {
@@ -168,9 +168,9 @@ function onEvent(event: FeedEvent): void {
         render(new Set(['analytics']));
       }
       break;
-    case 'TransactionBlocked':
-    case 'OverrideCreated':
-    case 'OverrideApproved':
+    case 'transaction.blocked':
+    case 'override.created':
+    case 'override.approved':
       parts.push('overrides', 'vault');
       break;
     default:

@@ -191,25 +191,32 @@ export function pendingOverrides(overrides: readonly Override[], now = Date.now(
 
 const str = (value: unknown) => (typeof value === 'string' ? value : '');
 
+/** A policy change names what changed: the program tells the limit, the whitelist and the agent apart. */
+function describePolicyChange(event: FeedEvent): string {
+  if (event.programEvent === 'WhitelistUpdated') return 'Whitelist updated';
+  if (event.programEvent === 'AgentSignerUpdated') return 'Agent signer updated';
+  return `Policy updated: daily limit ${sol(str(event.data.dailyLimit) || '0')}`;
+}
+
 /** One line per ingested event, as it arrives. */
 function describeEvent(event: FeedEvent): string {
   const d = event.data;
   switch (event.name) {
-    case 'TransactionExecuted':
+    case 'transaction.executed':
       return `Sent ${sol(str(d.amount) || '0')} to ${shortAddress(str(d.destination))}`;
-    case 'TransactionBlocked':
+    case 'transaction.blocked':
       return `Blocked ${sol(str(d.amount) || '0')} to ${shortAddress(str(d.destination))}: ${describeBlockReason(str(d.reason))}`;
-    case 'OverrideCreated':
+    case 'override.created':
       return `Override #${str(d.nonce)} requested for ${sol(str(d.amount) || '0')}`;
-    case 'OverrideApproved':
+    case 'override.approved':
       return `Override #${str(d.nonce)} approved`;
-    case 'VaultPaused':
+    case 'vault.paused':
       return 'Vault paused';
-    case 'VaultResumed':
+    case 'vault.resumed':
       return 'Vault resumed';
-    case 'PolicyUpdated':
-      return `Policy updated: daily limit ${sol(str(d.dailyLimit) || '0')}`;
-    case 'VaultCreated':
+    case 'policy.updated':
+      return describePolicyChange(event);
+    case 'vault.created':
       return 'Vault created';
     default:
       return event.name;

@@ -192,7 +192,13 @@ describe('vaultkeeper listen', () => {
       assert.deepEqual(refused, []);
       assert.deepEqual(
         verified.map((v) => v.event),
-        ['TransactionExecuted', 'TransactionExecuted', 'VaultPaused', 'VaultResumed', 'TransactionExecuted'],
+        [
+          'transaction.executed',
+          'transaction.executed',
+          'vault.paused',
+          'vault.resumed',
+          'transaction.executed',
+        ],
       );
       const ids = verified.map((v) => v.feedId);
       assert.deepEqual(
@@ -209,7 +215,7 @@ describe('vaultkeeper listen', () => {
       assert.ok(!printed.includes(apiKey.slice(3)), 'the API key is never printed');
       const request = receiver.requests[0]!;
       assert.equal(request.path, new URL(receiver.url).pathname);
-      assert.equal(request.headers['x-vaultkeeper-event'], 'TransactionExecuted');
+      assert.equal(request.headers['x-vaultkeeper-event'], 'transaction.executed');
     } finally {
       listener.child.kill('SIGINT');
       assert.equal(await stopped(listener.child), 0);

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { FEED_EVENTS, isFeedEventName, WEBHOOK_EVENTS } from '@vaultkeeper/webhooks';
 import type { FastifyInstance } from 'fastify';
+import { EVENT_NAMES } from '../../src/chain/program.js';
+import { MAPPED_PROGRAM_EVENTS, toFeedEventName } from '../../src/domain/live-feed/feed-event-names.js';
 import { chainEvents } from '../../src/storage/schema/index.js';
 import { createTestApp } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
@@ -47,6 +50,19 @@ async function ingest(vault: string, name = 'VaultPaused'): Promise<number> {
 const openStream = (path: string, headers: Record<string, string> = {}) =>
   openEventStream(`${baseUrl}${path}`, headers);
 
+describe('feed event names', () => {
+  test('every event the program emits has a name, and the names webhooks share are spelled alike', () => {
+    assert.deepEqual([...MAPPED_PROGRAM_EVENTS].sort(), [...EVENT_NAMES].sort());
+    const used = new Set([...EVENT_NAMES, 'Unknown', 'NotAnEvent'].map(toFeedEventName));
+    assert.deepEqual([...used].sort(), [...FEED_EVENTS].sort());
+    const chainBorne = FEED_EVENTS.filter(
+      (n) => !['treasury.initialized', 'fees.withdrawn', 'program.unknown'].includes(n),
+    );
+    for (const name of chainBorne) assert.ok((WEBHOOK_EVENTS as readonly string[]).includes(name), name);
+    assert.equal(toFeedEventName('constructor'), 'program.unknown');
+  });
+});
+
 describe('GET /api/events/stream', () => {
   test('streams events as they are ingested, with id lines', async () => {
     const stream = openStream('/api/events/stream');
@@ -55,12 +71,39 @@ describe('GET /api/events/stream', () => {
     const second = await ingest(VAULT_B, 'VaultResumed');
     await waitFor(() => stream.frames.length >= 2, { message: 'two frames' });
     assert.deepEqual(
-      stream.frames.map((f) => [f.id, f.data.name, f.data.vault]),
+      stream.frames.map((f) => [f.id, f.data.name, f.data.programEvent, f.data.vault]),
       [
-        [first, 'VaultPaused', VAULT_A],
-        [second, 'VaultResumed', VAULT_B],
+        [first, 'vault.paused', 'VaultPaused', VAULT_A],
+        [second, 'vault.resumed', 'VaultResumed', VAULT_B],
       ],
     );
+    stream.close();
+  });
+
+  test('names events in the webhooks vocabulary; the program name stays beside it', async () => {
+    const stream = openStream('/api/events/stream');
+    await stream.ready;
+    const pairs: [string, string][] = [
+      ['TransactionExecuted', 'transaction.executed'],
+      ['TransactionBlocked', 'transaction.blocked'],
+      ['OverrideCreated', 'override.created'],
+      ['OverrideApproved', 'override.approved'],
+      ['VaultCreated', 'vault.created'],
+      ['VaultInitialized', 'vault.created'],
+      ['PolicyUpdated', 'policy.updated'],
+      ['WhitelistUpdated', 'policy.updated'],
+      ['AgentSignerUpdated', 'policy.updated'],
+      ['FeeTreasuryInitialized', 'treasury.initialized'],
+      ['FeesWithdrawn', 'fees.withdrawn'],
+      ['Unknown', 'program.unknown'],
+    ];
+    for (const [programEvent] of pairs) await ingest(VAULT_A, programEvent);
+    await waitFor(() => stream.frames.length >= pairs.length, { message: 'every event' });
+    assert.deepEqual(
+      stream.frames.map((f) => [f.data.programEvent, f.data.name]),
+      pairs,
+    );
+    for (const frame of stream.frames) assert.ok(isFeedEventName(frame.data.name), frame.data.name);
     stream.close();
   });
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 
 export interface FeedFrame {
   id: number;
-  data: { name: string; vault: string; id: number };
+  data: { name: string; programEvent: string; vault: string; id: number };
 }
 
 export function openEventStream(url: string, headers: Record<string, string> = {}) {

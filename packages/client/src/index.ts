@@ -51,6 +51,7 @@ import type {
   WebhookWithSecret,
 } from './types.js';
 
+export { FEED_EVENTS, isFeedEventName } from '@vaultkeeper/webhooks';
 export { fromBase58, toBase58 } from './encoding.js';
 export type { EventStreamOptions } from './live-feed.js';
 export type { KitMessagePartialSigner, MessageSigner, WalletStandardSignMessage } from './signers.js';

@@ -1,9 +1,10 @@
 // The API's resources, queries and bodies as this client sends and receives them. They mirror the
 // service's route schemas; the service's test suite compares them with its OpenAPI document.
-import type { Override, Transaction, Vault, WebhookEventName } from '@vaultkeeper/webhooks';
+import type { FeedEventName, Override, Transaction, Vault, WebhookEventName } from '@vaultkeeper/webhooks';
 
 export type {
   BlockReason,
+  FeedEventName,
   Lamports,
   Override,
   OverrideStatus,
@@ -372,8 +373,10 @@ export interface CompletedAction {
 export interface FeedEvent {
   /** Increasing; resume after it with Last-Event-ID. */
   id: number;
-  /** The event's name. */
-  name: string;
+  /** The event's name, in the webhooks' vocabulary (`transaction.executed`, …). */
+  name: FeedEventName;
+  /** The vault program's own name for it (`WhitelistUpdated`, …; `Unknown` when not decoded). */
+  programEvent: string;
   /** The vault it concerns, when it concerns one. */
   vault: string | null;
   /** The Solana transaction that emitted it. */

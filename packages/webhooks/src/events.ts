@@ -1,4 +1,4 @@
-// The webhook event vocabulary: the one list the service subscribes and delivers by, and receivers narrow on.
+// The event vocabulary: the one list of names webhooks deliver and the live feed streams, and receivers narrow on.
 
 /** Event names a subscription may ask for. */
 export const WEBHOOK_EVENTS = [
@@ -25,4 +25,31 @@ export type DeliveredEventName = WebhookEventName | typeof TEST_EVENT;
 /** True when `name` is an event a subscription may ask for. */
 export function isWebhookEventName(name: string): name is WebhookEventName {
   return (WEBHOOK_EVENTS as readonly string[]).includes(name);
+}
+
+/**
+ * Names the live feed gives events: the same words as webhooks for every event the chain emits, the
+ * program's fee events, and `program.unknown` for an event the service could not decode.
+ * (`override.executed` and `override.rejected` are webhook-only: the first arrives on the feed as the
+ * `transaction.executed` it comes with, the second happens off-chain.)
+ */
+export const FEED_EVENTS = [
+  'transaction.executed',
+  'transaction.blocked',
+  'override.created',
+  'override.approved',
+  'vault.created',
+  'vault.paused',
+  'vault.resumed',
+  'policy.updated',
+  'treasury.initialized',
+  'fees.withdrawn',
+  'program.unknown',
+] as const;
+
+export type FeedEventName = (typeof FEED_EVENTS)[number];
+
+/** True when `name` is a name the live feed gives events. */
+export function isFeedEventName(name: string): name is FeedEventName {
+  return (FEED_EVENTS as readonly string[]).includes(name);
 }

@@ -5,6 +5,9 @@ import type { BlockReason, Override, Transaction, Vault } from './resources.js';
 
 export {
   type DeliveredEventName,
+  FEED_EVENTS,
+  type FeedEventName,
+  isFeedEventName,
   isWebhookEventName,
   TEST_EVENT,
   WEBHOOK_EVENTS,

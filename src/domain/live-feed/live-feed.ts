@@ -3,6 +3,7 @@
 import type { FeedEvent } from '@vaultkeeper/client';
 import { sql } from 'drizzle-orm';
 import type { Storage } from '../../storage/database.js';
+import { toFeedEventName } from './feed-event-names.js';
 
 // The event as the stream sends it is a wire format the client package defines.
 export type { FeedEvent };
@@ -25,7 +26,8 @@ const PAGE = 500;
 
 const toFeedEvent = (row: EventRow): FeedEvent => ({
   id: Number(row.id),
-  name: row.name,
+  name: toFeedEventName(row.name),
+  programEvent: row.name,
   vault: row.vault_address,
   signature: row.signature,
   eventIndex: row.event_index,

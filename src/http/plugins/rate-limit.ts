@@ -1,7 +1,6 @@
 // Per-client-IP budgets (README, Rate limits): every limited request spends from its category and from the
 // overall budget; the tighter of the two sets the headers and the 429.
 
-import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Cache, RedisCache } from '../../cache/index.js';
@@ -256,7 +255,7 @@ export const rateLimitPlugin = fp<RateLimitPluginOptions>(
         return;
       }
       const category = categorySlot(categoryOf(config, request.method));
-      const spent = store.spend(category, normalizeIP(request.ip || 'unknown'), RATE_LIMIT_WINDOW_MS);
+      const spent = store.spend(category, request.clientKey, RATE_LIMIT_WINDOW_MS);
       if (!(spent instanceof Promise)) {
         done(settle(reply, category, spent));
         return;

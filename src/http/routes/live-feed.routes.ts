@@ -1,5 +1,4 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FeedEvent, LiveFeed } from '../../domain/live-feed/live-feed.js';
 import { AppError } from '../../errors.js';
@@ -71,7 +70,7 @@ export const liveFeedRoutes: FastifyPluginAsyncTypebox<{ feed: LiveFeed; maxStre
     async (request, reply) => {
       let release: () => void;
       try {
-        release = slots.acquire(normalizeIP(request.ip || 'unknown'));
+        release = slots.acquire(request.clientKey);
       } catch (error) {
         reply.header('retry-after', STREAM_RETRY_AFTER_SECONDS);
         throw error;

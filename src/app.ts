@@ -130,7 +130,11 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Ser
   await app.register(metricsRoutes, { metrics: deps.metrics });
   await app.register(probeRoutes, { readiness: services.readiness, eventLoopDelay: services.eventLoopDelay });
   await app.register(actionsRoutes, { actions: services.actions });
-  await app.register(liveFeedRoutes, { feed: services.liveFeed, maxStreams: deps.config.sseMaxStreams });
+  await app.register(liveFeedRoutes, {
+    feed: services.liveFeed,
+    maxStreams: deps.config.sseMaxStreams,
+    metrics: deps.metrics,
+  });
   await app.register(vaultRoutes, { vaults: services.vaults });
   await app.register(vaultWriteRoutes, { vaultWrites: services.vaultWrites });
   await app.register(authRoutes);

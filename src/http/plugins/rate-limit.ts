@@ -69,6 +69,8 @@ export function createLocalCounters(maxClients = LOCAL_STORE_CLIENTS) {
     out[at + 1] = timeWindow - (now - start);
   };
   return {
+    /** Clients whose windows are remembered (at most maxClients). */
+    size: () => clients.size,
     spend(category: number, ip: string, timeWindow: number): Spent {
       // Date.now, not a monotonic clock: tests move the window with mocked timers.
       const now = Date.now();
@@ -90,7 +92,7 @@ export function createLocalCounters(maxClients = LOCAL_STORE_CLIENTS) {
       spendSlot(windows, OVERALL, now, timeWindow, 2);
       return out;
     },
-  } satisfies CounterStore;
+  } satisfies CounterStore & { size(): number };
 }
 
 /** Fixed windows of the two budgets of a request, in one round trip: INCR each, PEXPIRE when new. */
@@ -209,6 +211,8 @@ export const rateLimitPlugin = fp<RateLimitPluginOptions>(
       app.log.warn({ err: error.message }, 'rate-limit store unavailable; per-process budgets apply');
     };
     const store = getCounterStore(deps.cache, onSharedStoreError);
+    const local = localStoreOf(deps.cache);
+    deps.metrics.inProcessSizes.set('rate_limit_clients', local.size);
 
     const reject = (reply: FastifyReply, budget: Budget, max: number, resetSeconds: number) => {
       deps.metrics.rateLimitRejections.labels(budget).inc();

@@ -54,6 +54,17 @@ export interface CounterStore {
 export function createLocalCounters(maxClients = LOCAL_STORE_CLIENTS) {
   const clients = new Map<string, Float64Array>();
   const out = new Float64Array(4);
+  /**
+   * Drops clients none of whose windows is still running, stalest first (a category window starts
+   * within an overall one, so two windows after the overall start every window has ended): the map
+   * holds the clients of the last two windows, not every address ever seen.
+   */
+  const forgetEnded = (now: number, timeWindow: number) => {
+    for (const [ip, windows] of clients) {
+      if (windows[OVERALL * 2]! + 2 * timeWindow > now) return;
+      clients.delete(ip);
+    }
+  };
   const spendSlot = (windows: Float64Array, slot: number, now: number, timeWindow: number, at: number) => {
     const start = windows[slot * 2]!;
     if (windows[slot * 2 + 1] === 0 || start + timeWindow <= now) {
@@ -74,6 +85,7 @@ export function createLocalCounters(maxClients = LOCAL_STORE_CLIENTS) {
     spend(category: number, ip: string, timeWindow: number): Spent {
       // Date.now, not a monotonic clock: tests move the window with mocked timers.
       const now = Date.now();
+      forgetEnded(now, timeWindow);
       let windows = clients.get(ip);
       if (windows === undefined) {
         if (clients.size >= maxClients) {

@@ -16,6 +16,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Which budget the route spends; default: GET/HEAD/OPTIONS read, other methods write, /api/analytics analytics. */
     rateLimitCategory?: RateLimitCategory;
+    /** false: the route spends no budget (health, metrics, docs). */
+    rateLimit?: boolean;
   }
 }
 

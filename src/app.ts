@@ -13,6 +13,7 @@ import type { AppDeps } from './app-deps.js';
 import { trustProxyOption } from './config.js';
 import { ApiKey } from './domain/api-keys/api-key-resource.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { clientKeyPlugin } from './http/plugins/client-key.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
 import { createClientErrorHandler, securityPlugin, sendFrameworkError } from './http/plugins/security.js';
 import { walletAuthPlugin } from './http/plugins/wallet-auth.js';
@@ -81,6 +82,7 @@ export async function buildApp(
   registerJsonBodies(app);
   registerErrorHandling(app);
   registerRequestAccounting(app, deps);
+  await app.register(clientKeyPlugin, { ipv6Prefix: deps.config.clientIpv6Prefix });
   await app.register(securityPlugin, { docsPrefix: DOCS_PREFIX });
   await app.register(rateLimitPlugin, { deps, exemptPrefixes: [DOCS_PREFIX] });
 
@@ -128,7 +130,11 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Ser
   await app.register(metricsRoutes, { metrics: deps.metrics });
   await app.register(probeRoutes, { readiness: services.readiness, eventLoopDelay: services.eventLoopDelay });
   await app.register(actionsRoutes, { actions: services.actions });
-  await app.register(liveFeedRoutes, { feed: services.liveFeed, maxStreams: deps.config.sseMaxStreams });
+  await app.register(liveFeedRoutes, {
+    feed: services.liveFeed,
+    maxStreams: deps.config.sseMaxStreams,
+    metrics: deps.metrics,
+  });
   await app.register(vaultRoutes, { vaults: services.vaults });
   await app.register(vaultWriteRoutes, { vaultWrites: services.vaultWrites });
   await app.register(authRoutes);

@@ -1,6 +1,7 @@
 // The only reader of process.env: parse once, report every bad variable together, freeze.
 import { isIP } from 'node:net';
 import { isAddress } from '@solana/kit';
+import { DEFAULT_CLIENT_IPV6_PREFIX } from './lib/client-key.js';
 
 export const SOLANA_CLUSTERS = ['devnet', 'mainnet-beta', 'testnet', 'localnet'] as const;
 export type SolanaCluster = (typeof SOLANA_CLUSTERS)[number];
@@ -48,6 +49,8 @@ export interface Config {
   readonly roles: readonly Role[];
   /** TRUST_PROXY: false, true (every hop), a hop count, or the proxies' addresses/CIDRs (Fastify trustProxy). */
   readonly trustProxy: boolean | number | string[];
+  /** CLIENT_IPV6_PREFIX: IPv6 clients are counted (rate limits, stream caps) by their subnet of this many bits. */
+  readonly clientIpv6Prefix: number;
   readonly authMaxAgeSeconds: number;
   /** AUTH_REQUIRE_REQUEST_BINDING: refuse signed messages that do not name their request (default false). */
   readonly authRequireRequestBinding: boolean;
@@ -125,6 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl,
     roles,
     trustProxy: parseTrustProxy(read('TRUST_PROXY'), problems),
+    clientIpv6Prefix: int('CLIENT_IPV6_PREFIX', DEFAULT_CLIENT_IPV6_PREFIX, 1, 128),
     authMaxAgeSeconds: int('AUTH_MAX_AGE_SECONDS', 300, 1, 86_400),
     authRequireRequestBinding: bool('AUTH_REQUIRE_REQUEST_BINDING', false),
     requestBodyTimeoutMs: int('REQUEST_BODY_TIMEOUT_MS', 30_000, 50, 600_000),

@@ -73,6 +73,8 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
   });
   const actions = createActionService({ ...deps, chain: approvalChain });
   const liveFeed = createLiveFeed({ storage });
+  deps.metrics.inProcessSizes.set('cache_entries', () => deps.cache.localEntries());
+  deps.metrics.inProcessSizes.set('live_feed_listeners', liveFeed.listenerCount);
   const eventLoopDelay = createEventLoopDelay();
   return {
     readCache,

@@ -24,6 +24,8 @@ export interface Cache {
   increment(key: string, ttlSeconds: number): Promise<number>;
   /** Drops expired entries (the memory cache); a no-op where the backend expires keys itself. */
   purgeExpired(): Promise<number>;
+  /** Entries this process holds (the memory cache's values and markers, expired ones not yet purged); 0 for Redis. */
+  localEntries(): number;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

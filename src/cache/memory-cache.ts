@@ -95,6 +95,9 @@ export function createMemoryCache(options: { maxEntries?: number; now?: () => nu
       markers.purgeStale();
       return before - (entries.size + markers.size);
     },
+    localEntries() {
+      return entries.size + markers.size;
+    },
     async ping() {
       return true;
     },

@@ -97,6 +97,7 @@ export function createRedisCache(
       return count;
     },
     purgeExpired: async () => 0,
+    localEntries: () => 0,
     ping: () => safe(false, async () => (await client.ping()) === 'PONG'),
     close: async () => {
       client.disconnect();

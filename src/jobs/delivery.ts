@@ -204,12 +204,14 @@ async function updateSubscriptionHealth(
   }
   if (byWebhook.size === 0) return;
   const ids = [...byWebhook.keys()].sort();
+  // NO KEY UPDATE, not UPDATE: queueing a delivery holds a key-share lock on its subscription (the
+  // foreign key) and must not wait for this, nor this for it (two such waits in opposite orders deadlock).
   const current = (await db.execute(sql`
     select id, failing_since, active from webhooks where id in (${sql.join(
       ids.map((id) => sql`${id}::uuid`),
       sql`, `,
     )})
-    order by id for update
+    order by id for no key update
   `)) as unknown as { rows: { id: string; failing_since: unknown; active: boolean }[] };
   for (const row of current.rows) {
     const before = toDate(row.failing_since);

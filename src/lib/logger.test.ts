@@ -117,6 +117,23 @@ describe('deferredChildLogger', () => {
     assert.equal(deferred.bindings().reqId, 'r7');
   });
 
+  test('bindings set before the first line join it, without building the child; later ones too', () => {
+    const { lines, logger } = capture('info');
+    const deferred = deferredChildLogger(logger, { reqId: 'r9' });
+    deferred.setBindings({ client: '2001:db8::/64' });
+    deferred.info('first');
+    deferred.setBindings({ route: '/x' });
+    deferred.info('second');
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.deepEqual(
+      parsed.map(({ reqId, client, route }) => ({ reqId, client, route })),
+      [
+        { reqId: 'r9', client: '2001:db8::/64', route: undefined },
+        { reqId: 'r9', client: '2001:db8::/64', route: '/x' },
+      ],
+    );
+  });
+
   test('a route level of its own makes the child at once, at that level', () => {
     const { lines, logger } = capture('info');
     const deferred = deferredChildLogger(logger, { reqId: 'r8' }, { level: 'debug' });

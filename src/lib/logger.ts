@@ -113,7 +113,7 @@ class DeferredLogger {
   #child: Logger | undefined;
   constructor(
     private readonly parent: Logger,
-    private readonly childBindings: pino.Bindings,
+    private childBindings: pino.Bindings,
     private readonly options: pino.ChildLoggerOptions,
   ) {}
   private real(): Logger {
@@ -148,6 +148,11 @@ class DeferredLogger {
   }
   bindings(): pino.Bindings {
     return this.real().bindings();
+  }
+  /** Adds bindings to every later line; before the first line, without building the child. */
+  setBindings(more: pino.Bindings): void {
+    if (this.#child === undefined) this.childBindings = { ...this.childBindings, ...more };
+    else this.#child.setBindings(more);
   }
   isLevelEnabled(level: string): boolean {
     return (this.#child ?? this.parent).isLevelEnabled(level);

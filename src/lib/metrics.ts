@@ -14,7 +14,28 @@ export function createMetrics() {
     ...ingestionMetrics(metric),
     ...workMetrics(metric),
     ...rpcMetrics(metric),
+    ...sizeMetrics(metric),
   };
+}
+
+/**
+ * How many entries this process's bounded in-memory structures hold, read at scrape time: the cache,
+ * the rate-limit counters' clients, open event streams, live-feed listeners. Each part registers its
+ * reader under its name; a long run (npm run soak) watches that none of them keeps growing.
+ */
+function sizeMetrics(metric: Registration) {
+  const inProcessSizes = new Map<string, () => number>();
+  new Gauge({
+    ...metric,
+    name: 'vaultkeeper_in_process_entries',
+    help: 'Entries held in bounded in-memory structures of this process, by structure',
+    labelNames: ['structure'] as const,
+    collect() {
+      this.reset();
+      for (const [structure, read] of inProcessSizes) this.labels(structure).set(read());
+    },
+  });
+  return { inProcessSizes };
 }
 
 /** HTTP requests, the read cache and rate limits. */

@@ -76,6 +76,15 @@ describe('event stream caps', () => {
     assertRefused(await open('203.0.113.1'), 5);
   });
 
+  test('an IPv6 client’s cap is its /64; an IPv4-mapped client shares its IPv4 address’s cap', async () => {
+    await start();
+    for (let i = 1; i <= 5; i += 1) assert.equal((await open(`2001:db8:5:6::${i}`)).status, 200);
+    assertRefused(await open('2001:DB8:5:6:FFFF:FFFF:FFFF:FFFF'), 5);
+    assert.equal((await open('2001:db8:5:7::1')).status, 200);
+    for (let i = 0; i < 5; i += 1) assert.equal((await open('::ffff:203.0.113.9')).status, 200);
+    assertRefused(await open('203.0.113.9'), 5);
+  });
+
   test('SSE_MAX_STREAMS caps all clients together; a closed stream frees a slot for anyone', async () => {
     await start({ SSE_MAX_STREAMS: '3' });
     const streams = [];

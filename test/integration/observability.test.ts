@@ -103,6 +103,34 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('in-process sizes', () => {
+  test('the gauge counts rate-limit clients, cached entries and open event streams as they change', async () => {
+    const { app, deps } = await start({ env: { TRUST_PROXY: '1' } });
+    const sizes = async () => {
+      const families = assertPrometheusText((await app.inject({ url: '/metrics' })).body);
+      const samples = families.get('vaultkeeper_in_process_entries')!.samples;
+      return Object.fromEntries(samples.map((s) => [s.labels.structure, s.value]));
+    };
+    const before = await sizes();
+    assert.deepEqual(Object.keys(before).sort(), [
+      'cache_entries',
+      'event_streams',
+      'live_feed_listeners',
+      'rate_limit_clients',
+    ]);
+    assert.equal(before.rate_limit_clients, 0);
+    const vault = await createVault(testStorage.storage.db);
+    for (const client of ['198.51.100.1', '198.51.100.2', '2001:db8::1', '2001:db8::2']) {
+      await app.inject({ url: `/api/vaults/${vault.address}`, headers: { 'x-forwarded-for': client } });
+    }
+    const after = await sizes();
+    assert.equal(after.rate_limit_clients, 3, 'two IPv4 clients and one /64');
+    if (deps.cache.kind === 'memory')
+      assert.ok(after.cache_entries! > before.cache_entries!, 'a detail was cached');
+    assert.equal(after.event_streams, 0);
+  });
+});
+
 describe('health figures', () => {
   test('responseTime percentiles and errorRate cover the last five minutes of requests', async () => {
     let now = Date.parse('2026-11-22T10:00:00.000Z');

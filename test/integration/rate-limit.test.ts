@@ -217,6 +217,39 @@ describe('client identity', () => {
     const spoofed = { 'x-forwarded-for': '10.9.9.250, 203.0.113.1' };
     assertRejected(await app.inject({ ...WRITE, headers: spoofed }), 20);
   });
+  test('IPv6 clients are counted by /64, a mapped IPv4 client as its IPv4 address, malformed ones together', async () => {
+    const { app } = await start({ env: { TRUST_PROXY: '1' } });
+    const via = (client: string) => ({ ...WRITE, headers: { 'x-forwarded-for': client } });
+    // One /64, written four ways: one budget.
+    const forms = ['2001:db8:1:2::1', '2001:DB8:1:2:0:0:0:2', '2001:0db8:0001:0002:ffff::3', 'fe80::1%eth0'];
+    for (let i = 0; i < 20; i += 1) assertLimited(await app.inject(via(forms[i % 3]!)), 20, 19 - i);
+    assertRejected(await app.inject(via('2001:db8:1:2:abcd::9')), 20);
+    assertLimited(await app.inject(via('2001:db8:1:3::1')), 20, 19);
+    assertLimited(await app.inject(via(forms[3]!)), 20, 19);
+    // ::ffff:198.51.100.9 and 198.51.100.9 are one client.
+    await repeat(app, 20, via('::ffff:198.51.100.9'));
+    assertRejected(await app.inject(via('198.51.100.9')), 20);
+    // Whatever a forged header holds that is not an address, it is one client.
+    await repeat(app, 20, via('not-an-address'));
+    assertRejected(await app.inject(via('2001:db8::1::2')), 20);
+  });
+
+  test('CLIENT_IPV6_PREFIX sets the subnet an IPv6 client is counted by', async () => {
+    const { app } = await start({ env: { TRUST_PROXY: '1', CLIENT_IPV6_PREFIX: '48' } });
+    const via = (client: string) => ({ ...WRITE, headers: { 'x-forwarded-for': client } });
+    await repeat(app, 20, via('2001:db8:1:2::1'));
+    assertRejected(await app.inject(via('2001:db8:1:ffff::1')), 20);
+    assertLimited(await app.inject(via('2001:db8:2::1')), 20, 19);
+  });
+  test('a request’s log lines name the client key the limits count it by', async () => {
+    const logs = createLogCapture();
+    const { app } = await start({ env: { TRUST_PROXY: '1', LOG_LEVEL: 'debug' }, logs });
+    await app.inject({ ...READ, headers: { 'x-forwarded-for': '2001:db8:7:8:9::1' } });
+    const line = logs.lines
+      .map((l) => JSON.parse(l))
+      .find((l) => l.msg === 'request' && l.route === '/api/vaults');
+    assert.equal(line?.client, '2001:db8:7:8::/64');
+  });
 });
 
 describe('the deployment guide', () => {

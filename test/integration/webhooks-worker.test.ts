@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
-import { claimDueDeliveries } from '../../src/jobs/delivery.js';
+import { claimDueDeliveries, recordAttempts } from '../../src/jobs/delivery.js';
 import { FAILING_REASON, GONE_REASON, MAX_FAILING_MS } from '../../src/jobs/retry-policy.js';
 import { runDeliveryWorker } from '../../src/jobs/worker.js';
 import type { Database } from '../../src/storage/database.js';
@@ -170,6 +170,53 @@ describe('concurrency', () => {
       second = await claim(db(), 8);
     });
     assert.equal(second.length, 7);
+  });
+
+  test('recording a failed attempt does not wait for a transaction that is queueing deliveries for the same subscription', {
+    skip: /^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '')
+      ? false
+      : 'needs PostgreSQL (two connections)',
+  }, async () => {
+    // Queueing a delivery takes a key-share lock on its subscription row (the foreign key). Were the
+    // attempt recorder to lock that row FOR UPDATE, it would wait for the queueing transaction, and
+    // two of them locking several subscriptions in different orders deadlock (seen under load).
+    const sub = await subscribe('https://receiver.invalid/hook');
+    await emit(sub);
+    const [claimed] = await claimDueDeliveries(db(), {
+      now: new Date(),
+      limit: 1,
+      leaseMs: 60_000,
+      asyncCommit: false,
+    });
+    const failed = {
+      delivery: claimed!,
+      startedAt: new Date(),
+      durationMs: 3,
+      outcome: { statusCode: 500, error: null, retryAfter: null, ok: false, responseBody: 'down' },
+      decision: { status: 'pending' as const, nextAttemptAt: new Date(Date.now() + 60_000) },
+    };
+    let outcome = 'still waiting';
+    await db().transaction(async (tx) => {
+      await enqueueWebhookEvent(tx, {
+        event: 'vault.paused',
+        vaultId: sub.vault.id,
+        authority: sub.vault.authority,
+        timestamp: new Date().toISOString(),
+        data: {},
+        dedupeKey: 'queued-meanwhile',
+      });
+      // The queueing transaction stays open until the recording is done or clearly waiting on it.
+      const recorded = recordAttempts(db(), [failed], new Date(), { asyncCommit: false }).then(
+        () => 'recorded',
+      );
+      outcome = await Promise.race([
+        recorded,
+        new Promise<string>((r) => setTimeout(r, 5_000, 'still waiting')),
+      ]);
+    });
+    assert.equal(outcome, 'recorded');
+    const webhook = await webhookRow(sub.webhook.id);
+    assert.ok(webhook!.failingSince !== null, 'the failure started the subscription’s failing run');
   });
 
   test('a worker with every slot busy keeps serving I/O when new deliveries are announced', {

@@ -281,6 +281,8 @@ export function createLiveFeed(deps: LiveFeedDeps) {
       };
       return { boundary, unsubscribe };
     },
+    /** Listeners subscribed now. */
+    listenerCount: (): number => run?.listeners.size ?? 0,
     /** Stops polling (app shutdown). */
     close: stop,
   };

@@ -1,7 +1,6 @@
 // Per-client-IP budgets (README, Rate limits): every limited request spends from its category and from the
 // overall budget; the tighter of the two sets the headers and the 429.
 
-import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Cache, RedisCache } from '../../cache/index.js';
@@ -17,6 +16,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Which budget the route spends; default: GET/HEAD/OPTIONS read, other methods write, /api/analytics analytics. */
     rateLimitCategory?: RateLimitCategory;
+    /** false: the route spends no budget (health, metrics, docs). */
+    rateLimit?: boolean;
   }
 }
 
@@ -55,6 +56,17 @@ export interface CounterStore {
 export function createLocalCounters(maxClients = LOCAL_STORE_CLIENTS) {
   const clients = new Map<string, Float64Array>();
   const out = new Float64Array(4);
+  /**
+   * Drops clients none of whose windows is still running, stalest first (a category window starts
+   * within an overall one, so two windows after the overall start every window has ended): the map
+   * holds the clients of the last two windows, not every address ever seen.
+   */
+  const forgetEnded = (now: number, timeWindow: number) => {
+    for (const [ip, windows] of clients) {
+      if (windows[OVERALL * 2]! + 2 * timeWindow > now) return;
+      clients.delete(ip);
+    }
+  };
   const spendSlot = (windows: Float64Array, slot: number, now: number, timeWindow: number, at: number) => {
     const start = windows[slot * 2]!;
     if (windows[slot * 2 + 1] === 0 || start + timeWindow <= now) {
@@ -70,9 +82,12 @@ export function createLocalCounters(maxClients = LOCAL_STORE_CLIENTS) {
     out[at + 1] = timeWindow - (now - start);
   };
   return {
+    /** Clients whose windows are remembered (at most maxClients). */
+    size: () => clients.size,
     spend(category: number, ip: string, timeWindow: number): Spent {
       // Date.now, not a monotonic clock: tests move the window with mocked timers.
       const now = Date.now();
+      forgetEnded(now, timeWindow);
       let windows = clients.get(ip);
       if (windows === undefined) {
         if (clients.size >= maxClients) {
@@ -91,7 +106,7 @@ export function createLocalCounters(maxClients = LOCAL_STORE_CLIENTS) {
       spendSlot(windows, OVERALL, now, timeWindow, 2);
       return out;
     },
-  } satisfies CounterStore;
+  } satisfies CounterStore & { size(): number };
 }
 
 /** Fixed windows of the two budgets of a request, in one round trip: INCR each, PEXPIRE when new. */
@@ -210,6 +225,8 @@ export const rateLimitPlugin = fp<RateLimitPluginOptions>(
       app.log.warn({ err: error.message }, 'rate-limit store unavailable; per-process budgets apply');
     };
     const store = getCounterStore(deps.cache, onSharedStoreError);
+    const local = localStoreOf(deps.cache);
+    deps.metrics.inProcessSizes.set('rate_limit_clients', local.size);
 
     const reject = (reply: FastifyReply, budget: Budget, max: number, resetSeconds: number) => {
       deps.metrics.rateLimitRejections.labels(budget).inc();
@@ -256,7 +273,7 @@ export const rateLimitPlugin = fp<RateLimitPluginOptions>(
         return;
       }
       const category = categorySlot(categoryOf(config, request.method));
-      const spent = store.spend(category, normalizeIP(request.ip || 'unknown'), RATE_LIMIT_WINDOW_MS);
+      const spent = store.spend(category, request.clientKey, RATE_LIMIT_WINDOW_MS);
       if (!(spent instanceof Promise)) {
         done(settle(reply, category, spent));
         return;

@@ -1,8 +1,8 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FeedEvent, LiveFeed } from '../../domain/live-feed/live-feed.js';
 import { AppError } from '../../errors.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { EventStreamHeaders, EventStreamQuery } from './live-feed.schemas.js';
 
 const HEARTBEAT_MS = 15_000;
@@ -16,6 +16,8 @@ function createStreamSlots(perClient: number, total: number) {
   const byClient = new Map<string, number>();
   let open = 0;
   return {
+    /** Streams open now, all clients together. */
+    open: () => open,
     /** Takes a slot for `client`; returns a release function (safe to call twice), or throws 429. */
     acquire(client: string): () => void {
       const held = byClient.get(client) ?? 0;
@@ -46,11 +48,13 @@ function createStreamSlots(perClient: number, total: number) {
 
 const frame = (event: FeedEvent) => `id: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`;
 
-export const liveFeedRoutes: FastifyPluginAsyncTypebox<{ feed: LiveFeed; maxStreams: number }> = async (
-  app,
-  { feed, maxStreams },
-) => {
+export const liveFeedRoutes: FastifyPluginAsyncTypebox<{
+  feed: LiveFeed;
+  maxStreams: number;
+  metrics: Metrics;
+}> = async (app, { feed, maxStreams, metrics }) => {
   const slots = createStreamSlots(STREAMS_PER_CLIENT, maxStreams);
+  metrics.inProcessSizes.set('event_streams', slots.open);
   const open = new Set<() => void>();
   // preClose: open streams must end before the server can finish closing.
   app.addHook('preClose', async () => {
@@ -71,7 +75,7 @@ export const liveFeedRoutes: FastifyPluginAsyncTypebox<{ feed: LiveFeed; maxStre
     async (request, reply) => {
       let release: () => void;
       try {
-        release = slots.acquire(normalizeIP(request.ip || 'unknown'));
+        release = slots.acquire(request.clientKey);
       } catch (error) {
         reply.header('retry-after', STREAM_RETRY_AFTER_SECONDS);
         throw error;

@@ -14,6 +14,7 @@ import { runDeliveryWorker } from './jobs/worker.js';
 import { createBackoff, sleep } from './lib/backoff.js';
 import { createLogger } from './lib/logger.js';
 import { createMetrics, registerRoleMetrics } from './lib/metrics.js';
+import { StartError } from './lib/start-error.js';
 import { buildProbeApp } from './probe-app.js';
 import { createServices } from './services.js';
 import { createDatabase, type Storage } from './storage/database.js';
@@ -144,6 +145,11 @@ async function openStorage(
 }
 
 main().catch((error: unknown) => {
+  // A failure the operator can fix: what happened and what to do, without a stack trace.
+  if (error instanceof StartError) {
+    process.stderr.write(`vaultkeeper failed to start: ${error.message}\n  → ${error.hint}\n`);
+    process.exit(1);
+  }
   process.stderr.write(
     `vaultkeeper failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );

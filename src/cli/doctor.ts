@@ -4,6 +4,7 @@ import { address, createSolanaRpc } from '@solana/kit';
 import { Redis } from 'ioredis';
 import nodemailer from 'nodemailer';
 import { type Config, ConfigError, loadConfig } from '../config.js';
+import { DataDirLockedError } from '../storage/data-dir-lock.js';
 import { readMigrationState } from './migrations.js';
 
 export interface Check {
@@ -47,7 +48,15 @@ function databaseCheck(config: Config): Promise<Check> {
       : 'check that DATA_DIR is writable, then run `vaultkeeper migrate`',
     async () => {
       if (config.database.kind === 'memory') return 'memory: nothing is kept after the process ends';
-      const { applied, known } = await readMigrationState(config.database);
+      const state = await readMigrationState(config.database).catch((error: unknown) => {
+        // A running service holds the directory: it migrated the database when it started.
+        if (error instanceof DataDirLockedError) return error;
+        throw error;
+      });
+      if (state instanceof DataDirLockedError) {
+        return `pglite ${state.dir}: in use by process ${state.pid} (the running service, which migrated it at start)`;
+      }
+      const { applied, known } = state;
       const where =
         config.database.kind === 'postgres'
           ? `postgres ${hostOf(config.database.url)}`

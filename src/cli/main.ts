@@ -7,6 +7,8 @@ import { createCache } from '../cache/index.js';
 import { type Config, ConfigError, loadConfig, readClientEnvironment } from '../config.js';
 import type { DeliveryFilter } from '../domain/webhooks/delivery-service.js';
 import { createLogger } from '../lib/logger.js';
+import { StartError } from '../lib/start-error.js';
+import { DataDirLockedError } from '../storage/data-dir-lock.js';
 import { createDatabase, type Storage } from '../storage/database.js';
 import {
   type ApiAccess,
@@ -45,15 +47,20 @@ function config(): Config {
   }
 }
 
+/** Opens (and migrates) the database; a failure says what to do, a held data directory first. */
+async function openDatabase(loaded: Config): Promise<Storage> {
+  try {
+    return await createDatabase(loaded.database);
+  } catch (error) {
+    if (error instanceof StartError) throw new CliError(error.message, EXIT.failed, error.hint);
+    throw new CliError(`database: ${(error as Error).message}`, EXIT.failed, 'run `vaultkeeper doctor`');
+  }
+}
+
 /** Runs `work` with the service's dependencies over an open (and migrated) database, then closes it. */
 async function withDeps<T>(work: (deps: ReturnType<typeof createAppDeps>) => Promise<T>): Promise<T> {
   const loaded = config();
-  let storage: Storage;
-  try {
-    storage = await createDatabase(loaded.database);
-  } catch (error) {
-    throw new CliError(`database: ${(error as Error).message}`, EXIT.failed, 'run `vaultkeeper doctor`');
-  }
+  const storage = await openDatabase(loaded);
   const cache = createCache(loaded.redisUrl, () => {});
   const logger = createLogger({ level: 'warn', destination: process.stderr });
   try {
@@ -80,8 +87,11 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 async function migrate(out: Output): Promise<number> {
   const loaded = config();
-  const before = await readMigrationState(loaded.database).catch(() => ({ applied: 0 }));
-  const storage = await createDatabase(loaded.database);
+  const before = await readMigrationState(loaded.database).catch((error: unknown) => {
+    if (error instanceof DataDirLockedError) throw new CliError(error.message, EXIT.failed, error.hint);
+    return { applied: 0 };
+  });
+  const storage = await openDatabase(loaded);
   // Counted on the database just migrated (an in-memory one is gone once it closes).
   let total: number;
   try {

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
-import { migrationsFolder } from '../storage/database.js';
+import { migrationsFolder, withDataDirLock } from '../storage/database.js';
 
 export interface MigrationState {
   applied: number;
@@ -40,12 +40,14 @@ export async function readMigrationState(config: DatabaseConfig): Promise<Migrat
     }
   }
   // The service keeps PGlite's files in DATA_DIR/pglite; a missing directory holds no migrations yet.
-  const dataDir = resolve(config.dataDir, 'pglite');
-  if (!existsSync(dataDir)) return { applied: 0, known };
-  const db = await PGlite.create({ dataDir });
-  try {
-    return { applied: await query((text) => db.query(text)), known };
-  } finally {
-    await db.close();
-  }
+  if (!existsSync(resolve(config.dataDir, 'pglite'))) return { applied: 0, known };
+  return withDataDirLock(config.dataDir, async (dataDir, lock) => {
+    const db = await PGlite.create({ dataDir });
+    try {
+      return { applied: await query((text) => db.query(text)), known };
+    } finally {
+      await db.close();
+      lock.release();
+    }
+  });
 }

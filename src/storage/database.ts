@@ -13,6 +13,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { type DatabaseConfig, DEFAULT_DATABASE_POOL_SIZE } from '../config.js';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -90,16 +91,42 @@ async function initDataDir(dataDir: string): Promise<void> {
   });
 }
 
+/**
+ * Opens PGlite on the data directory under its lock (one process per directory), then runs `open`;
+ * the lock goes with the database's close, or at once when opening fails.
+ */
+export async function withDataDirLock<T>(
+  dataDir: string,
+  open: (pgliteDir: string, lock: DataDirLock) => Promise<T>,
+): Promise<T> {
+  mkdirSync(dataDir, { recursive: true });
+  const lock = acquireDataDirLock(dataDir);
+  try {
+    return await open(resolve(dataDir, 'pglite'), lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
 async function openPglite(config: Exclude<DatabaseConfig, { kind: 'postgres' }>): Promise<Storage> {
-  let dataDir: string | undefined;
-  if (config.kind === 'pglite') {
-    dataDir = resolve(config.dataDir, 'pglite');
+  if (config.kind === 'memory') return openPgliteAt(undefined, null);
+  return withDataDirLock(config.dataDir, async (dataDir, lock) => {
     mkdirSync(dataDir, { recursive: true });
     await initDataDir(dataDir);
-  }
+    return openPgliteAt(dataDir, lock);
+  });
+}
+
+async function openPgliteAt(dataDir: string | undefined, lock: DataDirLock | null): Promise<Storage> {
   const client = await PGlite.create(pgliteOptions(dataDir));
   const db = drizzlePglite({ client, schema }) as unknown as Database;
-  await migratePglite(db as never, { migrationsFolder: migrationsFolder() });
+  try {
+    await migratePglite(db as never, { migrationsFolder: migrationsFolder() });
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw error;
+  }
   let closed = false;
   return {
     kind: 'pglite',
@@ -121,7 +148,11 @@ async function openPglite(config: Exclude<DatabaseConfig, { kind: 'postgres' }>)
     async close() {
       if (closed) return;
       closed = true;
-      await client.close();
+      try {
+        await client.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }

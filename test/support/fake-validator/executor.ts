@@ -155,6 +155,10 @@ export async function executeTransaction(
   const run = payerError === null ? await runInstructions(state, treasury, input, budget.limit) : null;
   const err = payerError ?? run?.err ?? null;
   const postState = new Map(watched.map((key) => [key, state.accountInfo(key)] as const));
+  // The runtime takes the fee from the loaded fee payer first: its post-state shows it gone.
+  const payerAfter = postState.get(input.feePayer);
+  if (payerError === null && payerAfter)
+    postState.set(input.feePayer, { ...payerAfter, lamports: payerAfter.lamports - fee });
   if (err !== null || options.dryRun) restore();
   if (payerError === null && !options.dryRun && state.balance(input.feePayer) >= fee)
     state.credit(input.feePayer, -fee);

@@ -61,7 +61,7 @@ export type FakeValidator = Scenarios & {
   failMethod(method: string, mode: 'http' | 'rpc' | null): void;
   /** Delays every JSON-RPC answer by this many milliseconds (the answer is computed on arrival). */
   setLatency(ms: number): void;
-  /** The JSON-RPC requests served since the last reset, with their methods and arrival/answer times. */
+  /** The JSON-RPC requests since the last reset, with their methods and arrival/answer times (Infinity while in flight). */
   rpcRequests(): RpcRequestRecord[];
   resetRpcRequests(): void;
   close(): Promise<void>;
@@ -177,9 +177,12 @@ export async function startFakeValidator(
     const methods = list.map((r) => String((r as { method?: unknown } | null)?.method));
     if (methods.some((m) => failing.get(m) === 'http'))
       return send(res, 503, '{"error":"service unavailable"}');
+    // Logged on arrival (endedAt set once answered), so a test can act while an answer is in flight.
+    const record = { methods, startedAt, endedAt: Number.POSITIVE_INFINITY };
+    requests.push(record);
     const result = Array.isArray(request) ? await Promise.all(request.map(answer)) : await answer(request);
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
-    requests.push({ methods, startedAt, endedAt: performance.now() });
+    record.endedAt = performance.now();
     send(res, 200, stringifyJson(result));
   }
 

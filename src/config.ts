@@ -33,6 +33,12 @@ const MIN_DATABASE_POOL_SIZE = 4;
 /** BACKFILL: how far back a first start reads history. */
 export type BackfillConfig = { mode: 'all' } | { mode: 'none' } | { mode: 'count'; count: number };
 
+/** PRIORITY_FEE: `auto` (a percentile of recent fees), `off` (no price instruction) or fixed µlamports per CU. */
+export type PriorityFeeMode =
+  | { readonly kind: 'auto' }
+  | { readonly kind: 'off' }
+  | { readonly kind: 'fixed'; readonly microLamports: bigint };
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -74,6 +80,14 @@ export interface Config {
   readonly rateLimitEnabled: boolean;
   /** HMAC key of Solana Actions sign-message `state`; null = a random key per process (nonces stay DB-backed). */
   readonly actionsStateSecret: string | null;
+  /** The compute unit price of built transactions (docs/BEHAVIOUR.md, Transactions that land). */
+  readonly priorityFee: {
+    readonly mode: PriorityFeeMode;
+    /** PRIORITY_FEE_PERCENTILE: 1..100 (default 75) of recent fees over the writable accounts. */
+    readonly percentile: number;
+    /** PRIORITY_FEE_MAX_LAMPORTS: the priority fee of one transaction at most (default 1 000 000). */
+    readonly maxLamports: bigint;
+  };
   readonly version: string;
 }
 
@@ -147,12 +161,27 @@ export function loadConfig(env: Env = process.env): Config {
     backfill,
     backfillIntervalMs: int('BACKFILL_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
     actionsStateSecret,
+    priorityFee: {
+      mode: parsePriorityFee(read('PRIORITY_FEE'), problems),
+      percentile: int('PRIORITY_FEE_PERCENTILE', 75, 1, 100),
+      maxLamports: BigInt(int('PRIORITY_FEE_MAX_LAMPORTS', 1_000_000, 0, 1_000_000_000_000)),
+    },
     readCache: bool('READ_CACHE', true),
     rateLimitEnabled: bool('RATE_LIMIT_ENABLED', true),
     version: read('npm_package_version') ?? '0.1.0',
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+function parsePriorityFee(raw: string | undefined, problems: string[]): PriorityFeeMode {
+  if (raw === undefined || raw.toLowerCase() === 'auto') return { kind: 'auto' };
+  if (raw.toLowerCase() === 'off') return { kind: 'off' };
+  if (/^\d{1,15}$/.test(raw)) return { kind: 'fixed', microLamports: BigInt(raw) };
+  problems.push(
+    `PRIORITY_FEE must be auto, off or a whole number of micro-lamports per compute unit (got "${raw}")`,
+  );
+  return { kind: 'auto' };
 }
 
 /** Readers of one variable each: trimmed (blank is unset), the fallback on a bad value, which goes to problems. */

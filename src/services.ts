@@ -3,6 +3,7 @@
 import { address } from '@solana/kit';
 import type { AppDeps } from './app-deps.js';
 import { approvalChain } from './chain/approval-chain.js';
+import { createLandingChain } from './chain/landing-chain.js';
 import { createVaultTransactionBuilder } from './chain/vault-transaction-builder.js';
 import { createVaultWindowDecoder } from './chain/vault-window-decoder.js';
 import { type ActionService, createActionService } from './domain/actions/action-service.js';
@@ -12,6 +13,7 @@ import { createDatabaseClaimStore } from './domain/auth/replay-guard-store.js';
 import { createWalletAuth, type WalletAuth } from './domain/auth/wallet-auth.js';
 import { createHealthService, type HealthService } from './domain/health/health.js';
 import { createReadinessService, type ReadinessService } from './domain/health/readiness.js';
+import { createTransactionLanding } from './domain/landing/transaction-landing.js';
 import { createLiveFeed, type LiveFeed } from './domain/live-feed/live-feed.js';
 import { createOverrideReadService, type OverrideReadService } from './domain/overrides/override-reads.js';
 import { createReadCache, type ReadCache } from './domain/read-cache.js';
@@ -19,7 +21,6 @@ import {
   createTransactionReadService,
   type TransactionReadService,
 } from './domain/transactions/transaction-reads.js';
-import { createLatestBlockhashSource } from './domain/vaults/latest-blockhash.js';
 import { createVaultReadService, type VaultReadService } from './domain/vaults/vault-reads.js';
 import { createVaultWriteService, type VaultWriteService } from './domain/vaults/vault-writes.js';
 import { createDeliveryService, type DeliveryService } from './domain/webhooks/delivery-service.js';
@@ -71,7 +72,13 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
     mailer: deps.confirmationMailer,
     publicBaseUrl: config.publicBaseUrl,
   });
-  const actions = createActionService({ ...deps, chain: approvalChain });
+  const landing = createTransactionLanding({
+    chain: createLandingChain(deps.rpc, programId),
+    settings: config.priorityFee,
+    clock,
+    logger: deps.logger,
+  });
+  const actions = createActionService({ ...deps, chain: approvalChain, landing });
   const liveFeed = createLiveFeed({ storage });
   deps.metrics.inProcessSizes.set('cache_entries', () => deps.cache.localEntries());
   deps.metrics.inProcessSizes.set('live_feed_listeners', liveFeed.listenerCount);
@@ -94,12 +101,7 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
       db: storage.db,
       cache: deps.cache,
       clock,
-      latestBlockhash: createLatestBlockhashSource(
-        async (signal) =>
-          (await deps.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send({ abortSignal: signal }))
-            .value,
-        { clock, onError: (error) => deps.logger.warn({ err: error }, 'getLatestBlockhash failed') },
-      ),
+      landing,
       transactions: createVaultTransactionBuilder(programId),
     }),
     transactions: createTransactionReadService({

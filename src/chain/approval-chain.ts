@@ -8,7 +8,6 @@ import {
   buildExecuteApprovedOverrideInstruction,
 } from './instructions.js';
 import { findPendingOverrideAddress, findTreasuryAddress } from './pdas.js';
-import { buildUnsignedTransaction } from './solana-transactions.js';
 
 export const approvalChain: ApprovalChain = {
   findPendingOverrideAddress,
@@ -18,5 +17,4 @@ export const approvalChain: ApprovalChain = {
   buildCreateOverrideInstruction,
   buildApproveOverrideInstruction,
   buildExecuteApprovedOverrideInstruction,
-  buildUnsignedTransaction,
 };

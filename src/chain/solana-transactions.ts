@@ -1,4 +1,4 @@
-import { getU32Encoder, type ReadonlyUint8Array } from '@solana/codecs';
+import { getU32Encoder, getU64Encoder, type ReadonlyUint8Array } from '@solana/codecs';
 import {
   type AccountMeta,
   type Address,
@@ -29,6 +29,14 @@ function buildSetComputeUnitLimitInstruction(units: number): Instruction {
   return { programAddress: COMPUTE_BUDGET_PROGRAM_ADDRESS, data };
 }
 
+/** ComputeBudget SetComputeUnitPrice: discriminator 3 then µlamports per compute unit as u64 LE. */
+function buildSetComputeUnitPriceInstruction(microLamports: bigint): Instruction {
+  const data = new Uint8Array(9);
+  data[0] = 3;
+  data.set(getU64Encoder().encode(microLamports), 1);
+  return { programAddress: COMPUTE_BUDGET_PROGRAM_ADDRESS, data };
+}
+
 export type LatestBlockhash = { blockhash: string; lastValidBlockHeight: bigint };
 
 /**
@@ -40,10 +48,18 @@ export function buildUnsignedTransaction(input: {
   latestBlockhash: LatestBlockhash;
   instructions: readonly Instruction[];
   computeUnitLimit?: number;
+  /** µlamports per compute unit; the SetComputeUnitPrice instruction follows the limit. */
+  computeUnitPrice?: bigint;
   version?: 'legacy' | 0;
 }): string {
-  const budget =
-    input.computeUnitLimit === undefined ? [] : [buildSetComputeUnitLimitInstruction(input.computeUnitLimit)];
+  const budget = [
+    ...(input.computeUnitLimit === undefined
+      ? []
+      : [buildSetComputeUnitLimitInstruction(input.computeUnitLimit)]),
+    ...(input.computeUnitPrice === undefined
+      ? []
+      : [buildSetComputeUnitPriceInstruction(input.computeUnitPrice)]),
+  ];
   const message = pipe(
     createTransactionMessage({ version: input.version ?? 0 }),
     (m) => setTransactionMessageFeePayer(input.feePayer, m),

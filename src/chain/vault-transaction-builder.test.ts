@@ -1,27 +1,25 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Address, getAddressDecoder, getBase58Decoder } from '@solana/kit';
+import { type Address, getAddressDecoder, type Instruction, isSignerRole } from '@solana/kit';
 import { decodeInstruction } from './instruction-codecs.js';
 import { findVaultAddress, findVaultAuthorityAddress } from './pdas.js';
 import { DEFAULT_PROGRAM_ID } from './program.js';
-import { decodeTransactionBase64 } from './solana-transactions.js';
 import { createVaultTransactionBuilder } from './vault-transaction-builder.js';
 
 const addr = (fill: number): Address => getAddressDecoder().decode(new Uint8Array(32).fill(fill));
-const latestBlockhash = {
-  blockhash: getBase58Decoder().decode(new Uint8Array(32).fill(3)),
-  lastValidBlockHeight: 100n,
-};
 const builder = createVaultTransactionBuilder(DEFAULT_PROGRAM_ID);
 
-/** The vault program instructions of a built transaction, by name, in order. */
-function programInstructions(b64: string) {
-  const tx = decodeTransactionBase64(b64);
+/** The built instructions decoded, in order, and the signers they ask for. */
+function programInstructions(instructions: Instruction[]) {
+  assert.ok(instructions.every((ix) => ix.programAddress === DEFAULT_PROGRAM_ID));
+  const signers = new Set(
+    instructions.flatMap((ix) =>
+      (ix.accounts ?? []).filter((m) => isSignerRole(m.role)).map((m) => m.address),
+    ),
+  );
   return {
-    feePayer: tx.feePayer,
-    instructions: tx.instructions
-      .filter((ix) => ix.programAddress === DEFAULT_PROGRAM_ID)
-      .map((ix) => decodeInstruction(ix.data)),
+    signers: [...signers],
+    instructions: instructions.map((ix) => decodeInstruction(ix.data ?? new Uint8Array())),
   };
 }
 
@@ -35,20 +33,19 @@ describe('createVaultTransactionBuilder', () => {
     });
   });
 
-  it('builds the creation transaction, paid by the authority', async () => {
+  it('builds the creation instruction, signed by the authority', async () => {
     const addresses = await builder.findVaultAddresses(addr(1), 7n);
     const built = programInstructions(
-      await builder.buildCreateVaultTransaction({
+      await builder.buildCreateVaultInstructions({
         authority: addr(1),
         nonce: 7n,
         agentSigner: addr(2),
         dailyLimit: 5_000n,
         name: 'ops',
         addresses,
-        latestBlockhash,
       }),
     );
-    assert.equal(built.feePayer, addr(1));
+    assert.deepEqual(built.signers, [addr(1)]);
     assert.deepEqual(built.instructions, [
       {
         name: 'initialize_vault',
@@ -59,7 +56,7 @@ describe('createVaultTransactionBuilder', () => {
 
   it('carries one instruction per change, in the order given', async () => {
     const built = programInstructions(
-      await builder.buildUpdateVaultTransaction({
+      await builder.buildUpdateVaultInstructions({
         authority: addr(1),
         vault: addr(4),
         vaultNonce: 7n,
@@ -71,10 +68,9 @@ describe('createVaultTransactionBuilder', () => {
           { kind: 'add_to_whitelist', address: addr(6) },
           { kind: 'pause_vault' },
         ],
-        latestBlockhash,
       }),
     );
-    assert.equal(built.feePayer, addr(1));
+    assert.deepEqual(built.signers, [addr(1)]);
     assert.deepEqual(built.instructions, [
       { name: 'resume_vault', args: { vaultNonce: 7n } },
       { name: 'update_agent_signer', args: { vaultNonce: 7n, newAgentSigner: addr(2) } },

@@ -12,7 +12,6 @@ import {
   buildUpdateDailyLimitInstruction,
 } from './instructions.js';
 import { findVaultAddress, findVaultAuthorityAddress } from './pdas.js';
-import { buildUnsignedTransaction } from './solana-transactions.js';
 
 export function createVaultTransactionBuilder(programId: Address): VaultTransactionBuilder {
   return {
@@ -21,7 +20,7 @@ export function createVaultTransactionBuilder(programId: Address): VaultTransact
       const [deposit] = await findVaultAuthorityAddress(programId, vault);
       return { address: vault, depositAddress: deposit };
     },
-    async buildCreateVaultTransaction(input) {
+    async buildCreateVaultInstructions(input) {
       const instruction = await buildInitializeVaultInstruction({
         programId,
         authority: address(input.authority),
@@ -32,27 +31,16 @@ export function createVaultTransactionBuilder(programId: Address): VaultTransact
         vault: address(input.addresses.address),
         vaultAuthority: address(input.addresses.depositAddress),
       });
-      return buildUnsignedTransaction({
-        feePayer: address(input.authority),
-        latestBlockhash: input.latestBlockhash,
-        instructions: [instruction],
-      });
+      return [instruction];
     },
-    async buildUpdateVaultTransaction(input) {
+    async buildUpdateVaultInstructions(input) {
       const base = {
         programId,
         authority: address(input.authority),
         vault: address(input.vault),
         vaultNonce: input.vaultNonce,
       };
-      const instructions = await Promise.all(
-        input.changes.map((change) => buildChangeInstruction(base, change)),
-      );
-      return buildUnsignedTransaction({
-        feePayer: base.authority,
-        latestBlockhash: input.latestBlockhash,
-        instructions,
-      });
+      return Promise.all(input.changes.map((change) => buildChangeInstruction(base, change)));
     },
   };
 }

@@ -534,11 +534,13 @@ describe('POST /api/actions/:vault/:nonce/approve', () => {
     assert.equal(vault, await pda('vault', addressBytes(s.owner.address), u64le(s.vault.vaultNonce!)));
     assert.equal(vaultAuthority, s.vault.depositAddress);
 
-    const [budget, create, approve, execute, ...rest] = tx.instructions;
+    const [limit, price, create, approve, execute, ...rest] = tx.instructions;
     assert.equal(rest.length, 0);
-    assert.equal(budget?.programAddress, COMPUTE_BUDGET);
-    assert.equal(budget?.data[0], 2, 'SetComputeUnitLimit');
-    assert.ok(Buffer.from(budget!.data).readUInt32LE(1) >= 100_000);
+    assert.equal(limit?.programAddress, COMPUTE_BUDGET);
+    assert.equal(limit?.data[0], 2, 'SetComputeUnitLimit first');
+    assert.equal(price?.programAddress, COMPUTE_BUDGET);
+    assert.equal(price?.data[0], 3, 'SetComputeUnitPrice second');
+    const units = Buffer.from(limit!.data).readUInt32LE(1);
 
     const signerW = { isSigner: true, isWritable: true };
     const w = { isSigner: false, isWritable: true };
@@ -591,6 +593,9 @@ describe('POST /api/actions/:vault/:nonce/approve', () => {
       .events.map((e) => e.name);
     assert.deepEqual(events, ['OverrideCreated', 'OverrideApproved', 'TransactionExecuted']);
     assert.equal(fake.balance(s.destination), 2n * SOL);
+    // The limit covers what the run consumed, with at most 20 % headroom.
+    const consumed = fake.state.transactions.at(-1)!.computeUnitsConsumed;
+    assert.ok(units >= consumed && units <= consumed * 1.2, `limit ${units} for ${consumed} units`);
   });
 
   test('leaves out create_override when the pending override is already on-chain', async () => {
@@ -605,7 +610,7 @@ describe('POST /api/actions/:vault/:nonce/approve', () => {
     const res = await post(`${s.url}/approve`, { account: s.owner.address });
     assert.equal(res.statusCode, 200, res.body);
     const tx = decodeTransactionBase64(res.json().transaction);
-    const discriminators = tx.instructions.slice(1).map((ix) => [...ix.data.subarray(0, 8)]);
+    const discriminators = tx.instructions.slice(2).map((ix) => [...ix.data.subarray(0, 8)]);
     assert.deepEqual(discriminators, [
       DISCRIMINATORS.approve_override,
       DISCRIMINATORS.execute_approved_override,
@@ -621,7 +626,7 @@ describe('POST /api/actions/:vault/:nonce/approve', () => {
     await db().update(vaults).set({ vaultNonce: null }).where(eq(vaults.id, s.vault.id));
     const res = await post(`${s.url}/approve`, { account: s.owner.address });
     assert.equal(res.statusCode, 200, res.body);
-    const approve = decodeTransactionBase64(res.json().transaction).instructions[2]!;
+    const approve = decodeTransactionBase64(res.json().transaction).instructions[3]!;
     assert.deepEqual([...approve.data.subarray(8)], [...u64le(s.vault.vaultNonce!)]);
   });
 
@@ -637,7 +642,7 @@ describe('POST /api/actions/:vault/:nonce/approve', () => {
           sql`update transactions set block_reason = null where override_id = ${s.override.id}`,
         );
       const res = await post(`${s.url}/approve`, { account: s.owner.address });
-      const create = decodeTransactionBase64(res.json().transaction).instructions[1]!;
+      const create = decodeTransactionBase64(res.json().transaction).instructions[2]!;
       assert.equal(create.data.at(-1), index, String(reason));
     }
   });
@@ -648,7 +653,7 @@ describe('POST /api/actions/:vault/:nonce/approve', () => {
       sql`update transactions set block_reason = 'not_whitelisted' where override_id = ${s.override.id}`,
     );
     const res = await post(`${s.url}/approve`, { account: s.owner.address });
-    assert.equal(decodeTransactionBase64(res.json().transaction).instructions[1]!.data.at(-1), 0);
+    assert.equal(decodeTransactionBase64(res.json().transaction).instructions[2]!.data.at(-1), 0);
   });
 
   test('an approve POST without wallet-auth headers writes nothing', async () => {
@@ -726,10 +731,10 @@ describe('POST /api/actions/:vault/:nonce/approve', () => {
     assertActionError(await post(`${s.url}/approve`, { account: s.owner.address }), 409, 'OVERRIDE_EXPIRED');
   });
 
-  test('answers 503 CHAIN_UNAVAILABLE when the RPC node is down', async () => {
+  test('answers 503 RPC_UNAVAILABLE when the RPC node is down', async () => {
     const s = await seedBlockedTransfer();
     fake.setOutage(true);
-    assertActionError(await post(`${s.url}/approve`, { account: s.owner.address }), 503, 'CHAIN_UNAVAILABLE');
+    assertActionError(await post(`${s.url}/approve`, { account: s.owner.address }), 503, 'RPC_UNAVAILABLE');
   });
 
   test('answers 404 for an unknown vault or nonce', async () => {

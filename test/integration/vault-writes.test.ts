@@ -29,6 +29,7 @@ const DISCRIMINATOR = {
 } as const;
 const PROGRAM_ID = 'ET9WDoFE2bf4bSmciLL7q7sKdeSYeNkWbNMHbAMBu2ZJ';
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';
 const SOL = 1_000_000_000n;
 
 let db: TestStorage;
@@ -116,6 +117,16 @@ async function patch(app: FastifyInstance, wallet: TestWallet, id: string, paylo
   });
 }
 
+/** A built transaction's instructions after its compute budget (SetComputeUnitLimit, SetComputeUnitPrice). */
+function programInstructions(tx: ReturnType<typeof decodeTransactionBase64>) {
+  const [limit, price, ...rest] = tx.instructions;
+  assert.equal(limit?.programAddress, COMPUTE_BUDGET);
+  assert.equal(limit?.data[0], 2, 'SetComputeUnitLimit first');
+  assert.equal(price?.programAddress, COMPUTE_BUDGET);
+  assert.equal(price?.data[0], 3, 'SetComputeUnitPrice second');
+  return rest;
+}
+
 function issuePaths(response: { statusCode: number; json(): unknown }): string[] {
   assert.equal(response.statusCode, 400, JSON.stringify(response.json()));
   const body = response.json() as { code: string; details: { issues: { path: string }[] } };
@@ -182,8 +193,9 @@ describe('POST /api/vaults', () => {
 
     const tx = decodeTransactionBase64(transaction);
     assertUnsigned(tx, owner.address, blockhash);
-    assert.equal(tx.instructions.length, 1);
-    const [ix] = tx.instructions;
+    const instructions = programInstructions(tx);
+    assert.equal(instructions.length, 1);
+    const [ix] = instructions;
     assert.equal(ix!.programAddress, PROGRAM_ID);
     assert.deepEqual(ix!.accounts, [
       account(expectedVault, false, true),
@@ -212,6 +224,7 @@ describe('POST /api/vaults', () => {
   test('accepts the largest u64 daily limit as a string, and a 50-byte multi-byte name', async () => {
     const { app } = await start();
     const owner = createTestWallet();
+    await validator.airdrop(owner.address as Address, SOL);
     const name = 'é'.repeat(25);
     const response = await post(app, owner, {
       name,
@@ -220,7 +233,7 @@ describe('POST /api/vaults', () => {
     });
     assert.equal(response.statusCode, 201, response.body);
     assert.equal(response.json().vault.dailyLimit, '18446744073709551615');
-    const [ix] = decodeTransactionBase64(response.json().transaction).instructions;
+    const [ix] = programInstructions(decodeTransactionBase64(response.json().transaction));
     assert.deepEqual(Buffer.from(ix!.data).subarray(48, 56), Buffer.alloc(8, 0xff));
     assert.deepEqual(Buffer.from(ix!.data).subarray(60).toString('utf8'), name);
   });
@@ -228,6 +241,7 @@ describe('POST /api/vaults', () => {
   test('draws a fresh random nonce, hence a new vault address, for every request', async () => {
     const { app } = await start();
     const owner = createTestWallet();
+    await validator.airdrop(owner.address as Address, SOL);
     const body = { name: 'Same', agentSigner: randomAddress(), dailyLimit: 1 };
     const first = (await post(app, owner, body)).json().vault;
     const second = (await post(app, owner, body)).json().vault;
@@ -238,6 +252,7 @@ describe('POST /api/vaults', () => {
   test('400 VALIDATION_ERROR for every broken rule, naming the field', async () => {
     const { app } = await start();
     const owner = createTestWallet();
+    await validator.airdrop(owner.address as Address, SOL);
     const valid = { name: 'Ops', agentSigner: randomAddress(), dailyLimit: 1_000 };
     const cases: [unknown, string][] = [
       [{ ...valid, name: '' }, 'body.name'],
@@ -267,7 +282,27 @@ describe('POST /api/vaults', () => {
     assert.equal((await post(app, owner, { ...valid, name: 'x'.repeat(50) })).statusCode, 201);
   });
 
-  test('503 CHAIN_UNAVAILABLE when the RPC node cannot give a blockhash', async () => {
+  test('422 SIMULATION_FAILED, no transaction, when the wallet holds no SOL to pay for it', async () => {
+    const { app } = await start();
+    const owner = createTestWallet();
+    const response = await post(app, owner, { name: 'Ops', agentSigner: randomAddress(), dailyLimit: 1 });
+    assert.equal(response.statusCode, 422, response.body);
+    const body = response.json();
+    assert.equal(body.code, 'SIMULATION_FAILED');
+    assert.equal(
+      body.error,
+      `The paying wallet ${owner.address} has no SOL on this network, so it cannot pay the network fee (AccountNotFound).`,
+    );
+    assert.deepEqual(body.details, {
+      instruction: null,
+      programError: null,
+      runtimeError: 'AccountNotFound',
+      logs: [],
+    });
+    assert.equal(body.transaction, undefined);
+  });
+
+  test('503 RPC_UNAVAILABLE when the RPC node cannot give a blockhash', async () => {
     const { app } = await start();
     validator.setOutage(true);
     const response = await post(app, createTestWallet(), {
@@ -276,7 +311,7 @@ describe('POST /api/vaults', () => {
       dailyLimit: 1,
     });
     assert.equal(response.statusCode, 503);
-    assert.equal(response.json().code, 'CHAIN_UNAVAILABLE');
+    assert.equal(response.json().code, 'RPC_UNAVAILABLE');
   });
 
   test('once ingestion sees VaultCreated, the vault is served with the requested name', async () => {
@@ -362,8 +397,8 @@ describe('PATCH /api/vaults/:address', () => {
       data('add_to_whitelist', u64(nonce), pubkey(added[1]!)),
       data('pause_vault', u64(nonce)),
     ];
-    assert.equal(tx.instructions.length, expected.length);
-    tx.instructions.forEach((ix, i) => {
+    assert.equal(programInstructions(tx).length, expected.length);
+    programInstructions(tx).forEach((ix, i) => {
       assert.equal(ix.programAddress, PROGRAM_ID);
       // The IDL marks authority a read-only signer; as fee payer the message makes it writable too.
       assert.deepEqual(ix.accounts, ownerAccounts, `instruction ${i} accounts`);
@@ -392,7 +427,7 @@ describe('PATCH /api/vaults/:address', () => {
     assert.equal(response.statusCode, 200, response.body);
     const tx = decodeTransactionBase64(response.json().transaction);
     assert.deepEqual(
-      tx.instructions.map((ix) => Buffer.from(ix.data)),
+      programInstructions(tx).map((ix) => Buffer.from(ix.data)),
       [
         data('resume_vault', u64(nonce)),
         data('remove_from_whitelist', u64(nonce), pubkey(full[3]!)),
@@ -414,7 +449,7 @@ describe('PATCH /api/vaults/:address', () => {
     assert.equal(response.json().vault.name, 'Both');
     const tx = decodeTransactionBase64(response.json().transaction);
     assert.deepEqual(
-      tx.instructions.map((ix) => Buffer.from(ix.data)),
+      programInstructions(tx).map((ix) => Buffer.from(ix.data)),
       [data('update_daily_limit', u64(nonce), u64(3n))],
     );
   });
@@ -521,14 +556,14 @@ describe('PATCH /api/vaults/:address', () => {
     assert.equal(response.json().code, 'FORBIDDEN');
   });
 
-  test('503 CHAIN_UNAVAILABLE without a blockhash, and the name is not applied either', async () => {
+  test('503 RPC_UNAVAILABLE without a blockhash, and the name is not applied either', async () => {
     const { app } = await start();
     const owner = createTestWallet();
     const { row } = await seedVault(owner);
     validator.setOutage(true);
     const response = await patch(app, owner, row.address, { name: 'Later', paused: true });
     assert.equal(response.statusCode, 503);
-    assert.equal(response.json().code, 'CHAIN_UNAVAILABLE');
+    assert.equal(response.json().code, 'RPC_UNAVAILABLE');
     const [stored] = await db.storage.db.select().from(vaults).where(eq(vaults.id, row.id));
     assert.equal(stored!.name, 'Ops');
     validator.setOutage(false);

@@ -5,6 +5,7 @@ import type { Config } from '../../config.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeBase58, verifyEd25519 } from '../../lib/ed25519.js';
 import type { Database } from '../../storage/database.js';
+import type { TransactionLanding } from '../landing/transaction-landing.js';
 import { overrideNotFound } from '../overrides/override-reads.js';
 import { buildBlinkUrl } from '../overrides/override-resource.js';
 import { vaultNotFound } from '../vaults/vault-reads.js';
@@ -68,6 +69,8 @@ export interface ActionServiceDeps {
   readonly rpc: ApprovalRpc & Rpc<GetGenesisHashApi>;
   readonly config: Pick<Config, 'publicBaseUrl' | 'cluster' | 'programId' | 'actionsStateSecret'>;
   readonly chain: ApprovalChain;
+  /** The one pipeline that simulates, budgets and prices every built transaction. */
+  readonly landing: TransactionLanding;
 }
 
 export function createActionService(deps: ActionServiceDeps) {
@@ -90,6 +93,7 @@ export function createActionService(deps: ActionServiceDeps) {
       chain: deps.chain,
       programId: deps.config.programId,
       now: () => deps.clock.now(),
+      landing: deps.landing,
     }),
   };
   return {

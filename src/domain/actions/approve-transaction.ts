@@ -1,17 +1,11 @@
 // The approve Blink's transaction: [create_override,] approve_override, execute_approved_override,
 // built from the chain's state at the time of the request (the vault's current override nonce).
-import {
-  type Address,
-  address,
-  type GetLatestBlockhashApi,
-  type GetMultipleAccountsApi,
-  type Instruction,
-  type Rpc,
-} from '@solana/kit';
+import { type Address, address, type GetMultipleAccountsApi, type Instruction, type Rpc } from '@solana/kit';
 import { AppError } from '../../errors.js';
+import { onRpc, type TransactionLanding } from '../landing/transaction-landing.js';
 import { BLOCK_REASONS, type BlockReason } from '../transactions/transaction-resource.js';
-import { createLatestBlockhashSource } from '../vaults/latest-blockhash.js';
 import { vaultNotFound } from '../vaults/vault-reads.js';
+import { explainApproveFailure } from './approve-failures.js';
 
 /** When no reason was recorded, the program's plain "over the limit" override type is the fit. */
 const DEFAULT_REASON: BlockReason = 'exceeded_daily_limit';
@@ -33,11 +27,16 @@ export interface ApprovalChain {
     nonce: bigint,
   ): Promise<readonly [Address, ...unknown[]]>;
   findTreasuryAddress(programId: Address): Promise<readonly [Address, ...unknown[]]>;
-  decodePendingOverride(data: Uint8Array): { destination: Address; expiresAt: bigint; executed: boolean };
+  decodePendingOverride(data: Uint8Array): {
+    destination: Address;
+    expiresAt: bigint;
+    executed: boolean;
+    requestedAmount: bigint;
+  };
   parseVaultConfigAccount(
     account: { owner: Address; data: Uint8Array } | null,
     programId: Address,
-  ): { vaultNonce: bigint; overrideNonce: bigint } | null;
+  ): { vaultNonce: bigint; overrideNonce: bigint; feeBasisPoints: number } | null;
   buildCreateOverrideInstruction(
     input: Base & { destination: Address; amount: bigint; reason: BlockReason },
   ): Promise<Instruction>;
@@ -45,15 +44,9 @@ export interface ApprovalChain {
   buildExecuteApprovedOverrideInstruction(
     input: Base & { destination: Address; vaultAuthority: Address; feeTreasury: Address },
   ): Promise<Instruction>;
-  buildUnsignedTransaction(input: {
-    feePayer: Address;
-    latestBlockhash: { blockhash: string; lastValidBlockHeight: bigint };
-    instructions: readonly Instruction[];
-    computeUnitLimit?: number;
-  }): string;
 }
 
-export type ApprovalRpc = Rpc<GetMultipleAccountsApi & GetLatestBlockhashApi>;
+export type ApprovalRpc = Rpc<GetMultipleAccountsApi>;
 
 export interface ApprovalInput {
   vault: string;
@@ -68,17 +61,16 @@ export interface ApprovalInput {
 }
 
 const RPC_TIMEOUT_MS = 8_000;
-/** Per vault instruction: about three times what Anchor instructions of this size use. */
-const COMPUTE_UNITS_PER_INSTRUCTION = 60_000;
 
 export function createApprovalBuilder(deps: {
   rpc: ApprovalRpc;
   chain: ApprovalChain;
   programId: string;
   now: () => Date;
+  landing: TransactionLanding;
 }) {
   const programId = address(deps.programId);
-  const { rpc, chain } = deps;
+  const { chain } = deps;
   // A PDA costs about half a millisecond of CPU to derive; the treasury is a singleton.
   let treasury: Promise<Address> | null = null;
   const ctx: ApprovalContext = {
@@ -88,19 +80,27 @@ export function createApprovalBuilder(deps: {
       treasury ??= chain.findTreasuryAddress(programId).then(([found]) => found);
       return treasury;
     },
-    latestBlockhash: createLatestBlockhashSource(
-      async (signal) =>
-        (await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send({ abortSignal: signal })).value,
-      { clock: { now: deps.now } },
-    ),
   };
   return {
     /**
-     * One unsigned transaction (base64) for the authority to sign; the fee payer is the authority.
-     * A request already on chain is approved and executed there; any other is created at the vault's
-     * current override nonce (the only one the program accepts) first.
+     * One unsigned transaction (base64) for the authority to sign, simulated and priced; the fee payer
+     * is the authority. A request already on chain is approved and executed there; any other is
+     * created at the vault's current override nonce (the only one the program accepts) first.
+     * A transaction that would fail is 422 SIMULATION_FAILED.
      */
-    buildApproveTransaction: (input: ApprovalInput) => buildApproveTransaction(ctx, input),
+    buildApproveTransaction: async (input: ApprovalInput) => {
+      const plan = await planApproval(ctx, input);
+      return deps.landing.prepare(plan.request);
+    },
+    /** The same transaction simulated for the preview: fees, balance changes, or the failure in words. */
+    previewApproveTransaction: async (input: ApprovalInput) => {
+      const plan = await planApproval(ctx, input);
+      const outcome = await deps.landing.simulate({
+        ...plan.request,
+        watch: [input.depositAddress, input.destination, await ctx.getTreasury()],
+      });
+      return { outcome, roles: ['payer', 'vault', 'destination', 'treasury'] as const };
+    },
   };
 }
 
@@ -110,15 +110,12 @@ interface ApprovalContext {
   readonly programId: Address;
   readonly now: () => Date;
   readonly getTreasury: () => Promise<Address>;
-  readonly latestBlockhash: ReturnType<typeof createLatestBlockhashSource>;
 }
 
 type PendingOverrideState = ReturnType<ApprovalChain['decodePendingOverride']>;
 
-async function buildApproveTransaction(
-  ctx: ApprovalContext,
-  input: ApprovalInput,
-): Promise<{ transaction: string; createsOverride: boolean }> {
+/** The landing request of an approve: the chain reads and instructions, and the failure sentences. */
+async function planApproval(ctx: ApprovalContext, input: ApprovalInput) {
   const { chain, programId } = ctx;
   const vault = address(input.vault);
   const authority = address(input.authority);
@@ -126,44 +123,62 @@ async function buildApproveTransaction(
     input.chainNonce === null
       ? null
       : (await chain.findPendingOverrideAddress(programId, vault, input.chainNonce))[0];
-  const [{ config, existing }, latest] = await Promise.all([
-    readAccounts(ctx, vault, linked),
-    onChain(() => ctx.latestBlockhash.get()),
-  ]);
-  assertApprovable(existing, ctx.now());
-  // On chain already: that override. Otherwise the one create_override makes at the current nonce.
-  const [overrideNonce, pendingOverride] =
-    existing && linked !== null && input.chainNonce !== null
-      ? [input.chainNonce, linked]
-      : [
-          config.overrideNonce,
-          (await chain.findPendingOverrideAddress(programId, vault, config.overrideNonce))[0],
-        ];
-  const base: Base = {
-    programId,
-    authority,
-    vaultNonce: config.vaultNonce,
-    vault,
-    overrideNonce,
-    pendingOverride,
+  const treasury = await ctx.getTreasury();
+  // Filled by the reads, for the failure sentences.
+  const facts = { vaultLamports: null as bigint | null, feeBasisPoints: 0, amount: input.amount };
+  const build = async (): Promise<Instruction[]> => {
+    const { config, existing, depositLamports } = await readAccounts(
+      ctx,
+      vault,
+      linked,
+      input.depositAddress,
+    );
+    facts.vaultLamports = depositLamports;
+    facts.feeBasisPoints = config.feeBasisPoints;
+    if (existing !== null) facts.amount = existing.requestedAmount;
+    assertApprovable(existing, ctx.now());
+    // On chain already: that override. Otherwise the one create_override makes at the current nonce.
+    const [overrideNonce, pendingOverride] =
+      existing && linked !== null && input.chainNonce !== null
+        ? [input.chainNonce, linked]
+        : [
+            config.overrideNonce,
+            (await chain.findPendingOverrideAddress(programId, vault, config.overrideNonce))[0],
+          ];
+    const base: Base = {
+      programId,
+      authority,
+      vaultNonce: config.vaultNonce,
+      vault,
+      overrideNonce,
+      pendingOverride,
+    };
+    return buildInstructions(ctx, base, input, existing);
   };
-  const instructions = await buildInstructions(ctx, base, input, existing);
-  const transaction = chain.buildUnsignedTransaction({
-    feePayer: authority,
-    latestBlockhash: latest,
-    instructions,
-    computeUnitLimit: COMPUTE_UNITS_PER_INSTRUCTION * instructions.length,
-  });
-  return { transaction, createsOverride: !existing };
+  const writableAccounts = [
+    vault,
+    authority,
+    ...(linked === null ? [] : [linked]),
+    input.depositAddress,
+    input.destination,
+    treasury,
+  ];
+  return {
+    request: {
+      feePayer: authority,
+      writableAccounts,
+      build,
+      explain: (failure: Parameters<typeof explainApproveFailure>[0]) =>
+        explainApproveFailure(failure, facts),
+    },
+  };
 }
 
-/** An override already on chain must be neither executed nor expired. */
+/**
+ * An override already on chain must not have expired by our clock (409, as for the stored expiry).
+ * Everything else the chain knows (executed, paused, funds, nonce) the program decides in the simulation.
+ */
 function assertApprovable(existing: PendingOverrideState | null, now: Date): void {
-  if (existing?.executed) {
-    throw new AppError('OVERRIDE_NOT_PENDING', 'Override was already executed on-chain', {
-      status: 'executed',
-    });
-  }
   if (existing && existing.expiresAt * 1000n <= BigInt(now.getTime())) {
     throw new AppError('OVERRIDE_EXPIRED', 'Override has expired and can no longer be approved', {
       expiresAt: new Date(Number(existing.expiresAt) * 1000).toISOString(),
@@ -200,16 +215,22 @@ async function buildInstructions(
   return instructions;
 }
 
-/** The VaultConfig and (when there is one) the request's PendingOverride, in one RPC call. */
-async function readAccounts(ctx: ApprovalContext, vault: Address, pendingOverride: Address | null) {
+/** The VaultConfig, the deposit address's balance and (when there is one) the request's PendingOverride, in one RPC call. */
+async function readAccounts(
+  ctx: ApprovalContext,
+  vault: Address,
+  pendingOverride: Address | null,
+  depositAddress: string,
+) {
   const signal = AbortSignal.timeout(RPC_TIMEOUT_MS);
-  const keys = pendingOverride === null ? [vault] : [vault, pendingOverride];
-  const { value } = await onChain(() =>
+  const keys = [vault, address(depositAddress), ...(pendingOverride === null ? [] : [pendingOverride])];
+  const { value } = await onRpc(() =>
     ctx.rpc
       .getMultipleAccounts(keys, { encoding: 'base64', commitment: 'confirmed' })
       .send({ abortSignal: signal }),
   );
-  const [vaultAccount, overrideAccount] = value.map((account) =>
+  const depositLamports = value[1] === null || value[1] === undefined ? 0n : BigInt(value[1].lamports);
+  const [vaultAccount, , overrideAccount] = value.map((account) =>
     account === null
       ? null
       : { owner: account.owner, data: new Uint8Array(Buffer.from(account.data[0], 'base64')) },
@@ -217,7 +238,7 @@ async function readAccounts(ctx: ApprovalContext, vault: Address, pendingOverrid
   const config = decodeAccount(() => ctx.chain.parseVaultConfigAccount(vaultAccount ?? null, ctx.programId));
   if (config === null) throw vaultNotFound(vault, 'account_not_found');
   const existing = overrideAccount ? decodeOverride(ctx, overrideAccount) : null;
-  return { config, existing };
+  return { config, existing, depositLamports };
 }
 
 function decodeOverride(ctx: ApprovalContext, account: { owner: Address; data: Uint8Array }) {
@@ -231,7 +252,7 @@ function decodeAccount<T>(decode: () => T): T {
     return decode();
   } catch (error) {
     throw new AppError(
-      'CHAIN_UNAVAILABLE',
+      'RPC_UNAVAILABLE',
       'A vault program account could not be decoded',
       {},
       { cause: error },
@@ -245,14 +266,4 @@ function toBlockReason(reason: string | null): BlockReason {
   return reason !== null && (BLOCK_REASONS as readonly string[]).includes(reason)
     ? (reason as BlockReason)
     : DEFAULT_REASON;
-}
-
-/** Runs RPC reads; any transport or node failure becomes 503 CHAIN_UNAVAILABLE. */
-async function onChain<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    throw new AppError('CHAIN_UNAVAILABLE', 'The Solana RPC node is unavailable', {}, { cause: error });
-  }
 }

@@ -1,6 +1,7 @@
 // Vault writes: the chain holds vaults, so creating or changing one means building a transaction the
 // owner signs; only the off-chain display name is applied here and now.
 import { randomBytes } from 'node:crypto';
+import type { Instruction } from '@solana/kit';
 import { eq } from 'drizzle-orm';
 import type { Cache } from '../../cache/cache.js';
 import { evictVaults } from '../../cache/tags.js';
@@ -9,13 +10,12 @@ import type { Clock } from '../../lib/clock.js';
 import type { Database } from '../../storage/database.js';
 import { type VaultRow, vaults } from '../../storage/schema/vaults.js';
 import { assertVaultOwner } from '../auth/ownership.js';
-import type { LatestBlockhash } from './latest-blockhash.js';
+import { MAX_TRANSACTION_BYTES, type TransactionLanding } from '../landing/transaction-landing.js';
 import { getVaultRow } from './vault-reads.js';
 import { toVaultDetail } from './vault-resource.js';
 import { checkVaultName, checkWhitelistEdit, parseDailyLimit } from './vault-write-rules.js';
 
-/** Solana's packet limit: a transaction larger than this cannot be sent. */
-export const MAX_TRANSACTION_BYTES = 1232;
+export { MAX_TRANSACTION_BYTES };
 
 export interface VaultAddresses {
   /** The VaultConfig PDA: "the vault address". */
@@ -33,33 +33,45 @@ export type VaultChainChange =
   | { readonly kind: 'add_to_whitelist'; readonly address: string }
   | { readonly kind: 'pause_vault' };
 
-/** Builds the program's transactions (unsigned, base64 wire format, fee payer = authority). */
+/** Builds the program's instructions (the landing pipeline makes them a transaction, fee payer = authority). */
 export interface VaultTransactionBuilder {
   findVaultAddresses(authority: string, nonce: bigint): Promise<VaultAddresses>;
-  buildCreateVaultTransaction(input: {
+  buildCreateVaultInstructions(input: {
     authority: string;
     nonce: bigint;
     agentSigner: string;
     dailyLimit: bigint;
     name: string;
     addresses: VaultAddresses;
-    latestBlockhash: LatestBlockhash;
-  }): Promise<string>;
-  buildUpdateVaultTransaction(input: {
+  }): Promise<Instruction[]>;
+  buildUpdateVaultInstructions(input: {
     authority: string;
     vault: string;
     vaultNonce: bigint;
     changes: readonly VaultChainChange[];
-    latestBlockhash: LatestBlockhash;
-  }): Promise<string>;
+  }): Promise<Instruction[]>;
 }
 
 export interface VaultWriteDeps {
   readonly db: Database;
   readonly cache: Pick<Cache, 'deleteByTag'>;
   readonly clock: Clock;
-  readonly latestBlockhash: { get(): Promise<LatestBlockhash> };
+  /** Simulates, budgets and prices the transaction; a failing one is 422 SIMULATION_FAILED. */
+  readonly landing: Pick<TransactionLanding, 'prepare'>;
   readonly transactions: VaultTransactionBuilder;
+}
+
+/** Too many changes for one transaction: a VALIDATION_ERROR saying how to split them. */
+function tooLarge(size: number) {
+  return validationError(
+    [
+      {
+        path: 'body',
+        message: `needs a ${size}-byte transaction, over Solana's ${MAX_TRANSACTION_BYTES}; split the whitelist changes across requests`,
+      },
+    ],
+    'Too many changes for one transaction',
+  );
 }
 
 export interface CreateVaultInput {
@@ -93,25 +105,13 @@ export function createVaultWriteService(deps: VaultWriteDeps) {
       const message = 'The vault has not been read from the chain yet; retry shortly';
       throw new AppError('SERVICE_UNAVAILABLE', message, { reason: 'vault_not_synced' });
     }
-    const transaction = await deps.transactions.buildUpdateVaultTransaction({
-      authority: row.authority,
-      vault: row.address,
-      vaultNonce: row.vaultNonce,
-      changes,
-      latestBlockhash: await deps.latestBlockhash.get(),
+    const input = { authority: row.authority, vault: row.address, vaultNonce: row.vaultNonce, changes };
+    const { transaction } = await deps.landing.prepare({
+      feePayer: row.authority,
+      writableAccounts: [row.authority, row.address],
+      build: () => deps.transactions.buildUpdateVaultInstructions(input),
+      onOversize: tooLarge,
     });
-    const size = Buffer.byteLength(transaction, 'base64');
-    if (size > MAX_TRANSACTION_BYTES) {
-      throw validationError(
-        [
-          {
-            path: 'body',
-            message: `needs a ${size}-byte transaction, over Solana's ${MAX_TRANSACTION_BYTES}; split the whitelist changes across requests`,
-          },
-        ],
-        'Too many changes for one transaction',
-      );
-    }
     return transaction;
   }
 
@@ -123,18 +123,19 @@ export function createVaultWriteService(deps: VaultWriteDeps) {
       if (issues.length > 0 || dailyLimit === null) throw validationError(issues);
       // A fresh random u64: the vault address is new, whatever vaults the signer already has.
       const nonce = randomBytes(8).readBigUInt64LE();
-      const [addresses, latestBlockhash] = await Promise.all([
-        deps.transactions.findVaultAddresses(wallet, nonce),
-        deps.latestBlockhash.get(),
-      ]);
-      const transaction = await deps.transactions.buildCreateVaultTransaction({
+      const addresses = await deps.transactions.findVaultAddresses(wallet, nonce);
+      const create = {
         authority: wallet,
         nonce,
         agentSigner: input.agentSigner,
         dailyLimit,
         name: input.name,
         addresses,
-        latestBlockhash,
+      };
+      const { transaction } = await deps.landing.prepare({
+        feePayer: wallet,
+        writableAccounts: [wallet, addresses.address],
+        build: () => deps.transactions.buildCreateVaultInstructions(create),
       });
       return {
         vault: {

@@ -6,7 +6,7 @@ import { findTreasuryAddress } from '../../../src/chain/pdas.js';
 import { DEFAULT_PROGRAM_ID } from '../../../src/chain/program.js';
 import { type ProgramEvent, toJson } from '../../../src/chain/program-events.js';
 import { stringifyJson } from './render.js';
-import { createRpcMethods, RpcError } from './rpc.js';
+import { createPrioritizationFees, createRpcMethods, RpcError } from './rpc.js';
 import { createScenarios, type Scenarios } from './scenarios.js';
 import { LedgerState, type TransactionError } from './state.js';
 import { createSubscriptionHub, type SubscriptionHub } from './subscriptions.js';
@@ -21,6 +21,19 @@ export type LedgerEntry = {
   events: ProgramEvent[];
   logs: string[];
 };
+
+export type RpcRequestRecord = { methods: string[]; startedAt: number; endedAt: number };
+
+/** How many RPC round trips ran one after another: requests that overlap in time count as one. */
+export function countSequentialRoundTrips(requests: readonly RpcRequestRecord[]): number {
+  let waves = 0;
+  let waveEnd = Number.NEGATIVE_INFINITY;
+  for (const r of [...requests].sort((a, b) => a.startedAt - b.startedAt)) {
+    if (r.startedAt >= waveEnd) waves += 1;
+    waveEnd = Math.max(waveEnd, r.endedAt);
+  }
+  return waves;
+}
 
 export type FakeValidator = Scenarios & {
   rpcUrl: string;
@@ -42,6 +55,15 @@ export type FakeValidator = Scenarios & {
   setOutage(on: boolean): void;
   /** While off: transactions land but no logsNotification is sent (missed notifications). */
   setNotificationsEnabled(on: boolean): void;
+  /** Scripts getRecentPrioritizationFees (µlamports per CU, oldest slot first); per account when `accounts` is given. */
+  setPrioritizationFees(values: readonly (number | bigint)[], accounts?: readonly Address[]): void;
+  /** Makes a JSON-RPC method fail: `http` answers the whole request 503, `rpc` a JSON-RPC error; null heals. */
+  failMethod(method: string, mode: 'http' | 'rpc' | null): void;
+  /** Delays every JSON-RPC answer by this many milliseconds (the answer is computed on arrival). */
+  setLatency(ms: number): void;
+  /** The JSON-RPC requests since the last reset, with their methods and arrival/answer times (Infinity while in flight). */
+  rpcRequests(): RpcRequestRecord[];
+  resetRpcRequests(): void;
   close(): Promise<void>;
 };
 
@@ -68,8 +90,14 @@ export async function startFakeValidator(
   const [treasury] = await findTreasuryAddress(programId);
   const state = new LedgerState(programId);
   const scenarios = createScenarios(state, treasury);
-  const call = createRpcMethods(state, treasury, scenarios.airdrop);
+  const fees = createPrioritizationFees();
+  const call = createRpcMethods(state, treasury, scenarios.airdrop, fees);
   let outage = false;
+  let latencyMs = 0;
+  const failing = new Map<string, 'http' | 'rpc'>();
+  let requests: RpcRequestRecord[] = [];
+  const failMethod = (method: string, mode: 'http' | 'rpc' | null) =>
+    mode === null ? failing.delete(method) : failing.set(method, mode);
 
   async function answer(request: unknown): Promise<unknown> {
     const {
@@ -79,6 +107,8 @@ export async function startFakeValidator(
     } = (request ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
     if (typeof method !== 'string')
       return { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request' } };
+    if (failing.get(method) === 'rpc')
+      return { jsonrpc: '2.0', id, error: { code: -32005, message: 'Node is behind by 42 slots' } };
     try {
       return { jsonrpc: '2.0', id, result: await call(method, params) };
     } catch (error) {
@@ -101,6 +131,11 @@ export async function startFakeValidator(
     dropSockets: () => hub.dropAll(),
     setOutage: (on: boolean) => setOutage(on),
     setNotificationsEnabled: (on: boolean) => hub.setEnabled(on),
+    setPrioritizationFees: (values: number[], accounts?: Address[]) => fees.set(values, accounts),
+    failMethod: (method: string, mode: 'http' | 'rpc' | null) => failMethod(method, mode),
+    setLatency: (ms: number) => {
+      latencyMs = ms;
+    },
     getVault: (vault: Address) => state.getVault(vault) ?? null,
     balance: (address: Address) => state.balance(address),
   };
@@ -137,7 +172,17 @@ export async function startFakeValidator(
         stringifyJson({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }),
       );
     }
+    const startedAt = performance.now();
+    const list: unknown[] = Array.isArray(request) ? request : [request];
+    const methods = list.map((r) => String((r as { method?: unknown } | null)?.method));
+    if (methods.some((m) => failing.get(m) === 'http'))
+      return send(res, 503, '{"error":"service unavailable"}');
+    // Logged on arrival (endedAt set once answered), so a test can act while an answer is in flight.
+    const record = { methods, startedAt, endedAt: Number.POSITIVE_INFINITY };
+    requests.push(record);
     const result = Array.isArray(request) ? await Promise.all(request.map(answer)) : await answer(request);
+    if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+    record.endedAt = performance.now();
     send(res, 200, stringifyJson(result));
   }
 
@@ -197,6 +242,15 @@ export async function startFakeValidator(
     dropSockets: () => hub.dropAll(),
     setOutage,
     setNotificationsEnabled: (on) => hub.setEnabled(on),
+    setPrioritizationFees: (values, accounts) => fees.set(values, accounts),
+    failMethod,
+    setLatency: (ms) => {
+      latencyMs = ms;
+    },
+    rpcRequests: () => [...requests],
+    resetRpcRequests: () => {
+      requests = [];
+    },
     async close() {
       hub.dropAll();
       hub.stop();

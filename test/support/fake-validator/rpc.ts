@@ -49,10 +49,18 @@ function simulationError(err: unknown, logs: string[], unitsConsumed: number, me
   });
 }
 
+/** The runtime's words for transaction-level errors, as preflight failures print them. */
+const TRANSACTION_ERROR_TEXT: Record<string, string> = {
+  AccountNotFound: 'Attempt to debit an account but found no record of a prior credit.',
+  InsufficientFundsForFee: 'Insufficient funds for fee',
+  BlockhashNotFound: 'Blockhash not found',
+};
+
 export function createRpcMethods(
   state: LedgerState,
   treasury: Address,
   airdrop: (address: Address, lamports: bigint) => Promise<{ signature: string }>,
+  fees: PrioritizationFees = createPrioritizationFees(),
 ) {
   const context = () => ({ slot: state.slot, apiVersion: '2.1.21' });
 
@@ -69,6 +77,9 @@ export function createRpcMethods(
       );
     }
     if (tx.version === 1) throw new RpcError(-32602, 'unsupported transaction version');
+    if (mode === 'simulate' && cfg.sigVerify === true && cfg.replaceRecentBlockhash === true) {
+      throw new RpcError(-32602, 'sigVerify may not be used with replaceRecentBlockhash');
+    }
     const sigVerify = mode === 'send' || cfg.sigVerify === true;
     if (sigVerify) {
       for (const [i, { address }] of tx.signatures.entries()) {
@@ -105,28 +116,39 @@ export function createRpcMethods(
       wire: decodeWire(encoded, cfg.encoding),
     };
     const skipPreflight = cfg.skipPreflight === true;
-    if (mode === 'simulate' || !skipPreflight) {
+    if (mode === 'simulate') return simulate(input, cfg, replace);
+    if (!skipPreflight) {
       const dry = await executeTransaction(state, treasury, input, { dryRun: true });
-      if (mode === 'simulate') {
-        return {
-          context: context(),
-          value: {
-            err: dry.err,
-            logs: dry.record.logs,
-            accounts: null,
-            unitsConsumed: dry.unitsConsumed,
-            returnData: null,
-          },
-        };
-      }
-      if (dry.err !== null) {
-        const failed = dry.record.logs.findLast((line) => line.includes(' failed: ')) ?? '';
-        const index = (dry.err as { InstructionError: [number] }).InstructionError[0];
-        const text = `Error processing Instruction ${index}: ${failed.replace(/^Program \S+ failed: /, '')}`;
-        throw simulationError(dry.err, dry.record.logs, dry.unitsConsumed, text);
-      }
+      if (dry.err !== null)
+        throw simulationError(dry.err, dry.record.logs, dry.unitsConsumed, preflightText(dry));
     }
     return (await executeTransaction(state, treasury, input)).record.signature;
+  }
+
+  /** simulateTransaction: the run on a copy of the ledger, with post-state accounts when asked. */
+  async function simulate(input: Parameters<typeof executeTransaction>[2], cfg: Config, replaced: boolean) {
+    const wanted = cfg.accounts as { addresses?: unknown; encoding?: unknown } | undefined;
+    const asked: unknown[] | null = Array.isArray(wanted?.addresses) ? wanted.addresses : null;
+    const addresses = asked === null ? null : asked.filter(isAddr);
+    if (asked !== null && addresses?.length !== asked.length) {
+      throw new RpcError(-32602, 'Invalid params: accounts.addresses');
+    }
+    const dry = await executeTransaction(state, treasury, input, { dryRun: true, watch: addresses ?? [] });
+    const encoding = typeof wanted?.encoding === 'string' ? wanted.encoding : 'base64';
+    return {
+      context: context(),
+      value: {
+        err: dry.err,
+        logs: dry.record.logs,
+        accounts:
+          addresses === null
+            ? null
+            : addresses.map((a) => renderAccount(dry.postState.get(a) ?? state.accountInfo(a), encoding)),
+        unitsConsumed: dry.unitsConsumed,
+        returnData: null,
+        ...(replaced ? { replacementBlockhash: state.latestBlockhash() } : {}),
+      },
+    };
   }
 
   const methods: Record<string, (params: unknown[]) => unknown> = {
@@ -212,6 +234,13 @@ export function createRpcMethods(
     },
     sendTransaction: (params) => runWire(params, 'send'),
     simulateTransaction: (params) => runWire(params, 'simulate'),
+    getRecentPrioritizationFees: (params) => {
+      const list = params[0] === undefined ? [] : params[0];
+      if (!Array.isArray(list) || !list.every(isAddr) || list.length > 128) {
+        throw new RpcError(-32602, 'Invalid params: accounts');
+      }
+      return fees.answer(list, state.slot);
+    },
   };
 
   return async function call(method: string, params: unknown): Promise<unknown> {
@@ -224,4 +253,43 @@ export function createRpcMethods(
 function encodingOf(params: unknown[], index: number): string {
   const encoding = config(params, index).encoding;
   return typeof encoding === 'string' ? encoding : 'binary';
+}
+
+function preflightText(dry: { err: unknown; record: { logs: string[] } }): string {
+  if (typeof dry.err === 'string') return TRANSACTION_ERROR_TEXT[dry.err] ?? dry.err;
+  const failed = dry.record.logs.findLast((line) => line.includes(' failed: ')) ?? '';
+  const index = (dry.err as { InstructionError: [number] }).InstructionError[0];
+  return `Error processing Instruction ${index}: ${failed.replace(/^Program \S+ failed: /, '')}`;
+}
+
+/** Recent prioritization fees as a test scripts them: a global series and per-account series. */
+export type PrioritizationFees = ReturnType<typeof createPrioritizationFees>;
+
+export function createPrioritizationFees() {
+  let global: bigint[] = [];
+  const perAccount = new Map<Address, bigint[]>();
+  return {
+    /** The fees paid in the most recent slots, oldest first; with accounts, those of transactions locking them. */
+    set(values: readonly (number | bigint | string)[], accounts?: readonly Address[]): void {
+      const series = values.map((v) => BigInt(v));
+      if (accounts === undefined) global = series;
+      else for (const account of accounts) perAccount.set(account, series);
+    },
+    reset(): void {
+      global = [];
+      perAccount.clear();
+    },
+    /** Per slot, the highest fee among the accounts asked about (the global series without accounts). */
+    answer(accounts: readonly Address[], slot: number) {
+      const series = accounts.length === 0 ? [global] : accounts.map((a) => perAccount.get(a) ?? []);
+      const length = Math.max(1, ...series.map((s) => s.length));
+      return Array.from({ length }, (_, i) => ({
+        slot: slot - length + 1 + i,
+        prioritizationFee: series.reduce((max, s) => {
+          const value = s[i - (length - s.length)] ?? 0n;
+          return value > max ? value : max;
+        }, 0n),
+      }));
+    },
+  };
 }

@@ -141,6 +141,8 @@ export async function runVaultInstruction(ctx: InstructionContext, ix: TxInstruc
         return;
       }
       if (!pending.approved) fail('UnauthorizedSigner', ctx);
+      // A paused vault moves no funds, an owner-approved transfer included.
+      if (entry.config.paused) fail('VaultPaused', ctx);
       const destination = checkTransferAccounts(ctx, accounts, entry);
       if (destination !== pending.value.destination) fail('InvalidPolicy', ctx);
       pending.value.executed = true;

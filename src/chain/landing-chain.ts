@@ -1,0 +1,108 @@
+// The landing port (domain/landing/landing-port.ts) over the Solana RPC: blockhash, recent
+// prioritization fees, balances and simulateTransaction; the wire codecs; the program's errors.
+import { type Address, address, type Instruction, isWritableRole } from '@solana/kit';
+import type { LandingChain, ProgramErrorInfo } from '../domain/landing/landing-port.js';
+import { decodeInstruction } from './instruction-codecs.js';
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS, PROGRAM_ERRORS, SYSTEM_PROGRAM_ADDRESS } from './program.js';
+import type { SolanaRpc } from './rpc.js';
+import { buildUnsignedTransaction } from './solana-transactions.js';
+
+/** The Anchor framework's errors a vault program instruction can fail with (anchor-lang's ErrorCode). */
+const ANCHOR_ERRORS: readonly ProgramErrorInfo[] = [
+  { code: 100, name: 'InstructionMissing', message: '8 byte instruction identifier not provided' },
+  { code: 101, name: 'InstructionFallbackNotFound', message: 'Fallback functions are not supported' },
+  {
+    code: 102,
+    name: 'InstructionDidNotDeserialize',
+    message: 'The program could not deserialize the given instruction',
+  },
+  { code: 2000, name: 'ConstraintMut', message: 'A mut constraint was violated' },
+  { code: 2001, name: 'ConstraintHasOne', message: 'A has one constraint was violated' },
+  { code: 2002, name: 'ConstraintSigner', message: 'A signer constraint was violated' },
+  { code: 2006, name: 'ConstraintSeeds', message: 'A seeds constraint was violated' },
+  {
+    code: 3012,
+    name: 'AccountNotInitialized',
+    message: 'The program expected this account to be already initialized',
+  },
+];
+
+const VAULT_ERRORS: readonly ProgramErrorInfo[] = Object.entries(PROGRAM_ERRORS).map(([name, e]) => ({
+  name,
+  code: e.code,
+  message: e.message,
+}));
+
+const BUILTIN_NAMES: Record<string, Record<number, string>> = {
+  [COMPUTE_BUDGET_PROGRAM_ADDRESS]: { 2: 'SetComputeUnitLimit', 3: 'SetComputeUnitPrice' },
+  [SYSTEM_PROGRAM_ADDRESS]: { 0: 'CreateAccount', 2: 'Transfer' },
+};
+
+export function createLandingChain(rpc: SolanaRpc, programId: Address): LandingChain {
+  return {
+    async getLatestBlockhash(signal) {
+      return (await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send({ abortSignal: signal })).value;
+    },
+    async getRecentPrioritizationFees(accounts, signal) {
+      const fees = await rpc
+        .getRecentPrioritizationFees(accounts.map((a) => address(a)))
+        .send({ abortSignal: signal });
+      return fees.map((f) => BigInt(f.prioritizationFee));
+    },
+    async getBalances(accounts, signal) {
+      const { value } = await rpc
+        .getMultipleAccounts(
+          accounts.map((a) => address(a)),
+          { encoding: 'base64', commitment: 'confirmed', dataSlice: { offset: 0, length: 0 } },
+        )
+        .send({ abortSignal: signal });
+      return value.map((account) => (account === null ? null : BigInt(account.lamports)));
+    },
+    async simulateTransaction(transaction, accounts, signal) {
+      const { value } = await rpc
+        .simulateTransaction(transaction as Parameters<SolanaRpc['simulateTransaction']>[0], {
+          encoding: 'base64',
+          sigVerify: false,
+          replaceRecentBlockhash: true,
+          commitment: 'confirmed',
+          accounts: { addresses: accounts.map((a) => address(a)), encoding: 'base64' },
+        })
+        .send({ abortSignal: signal });
+      return {
+        err: value.err,
+        logs: value.logs ?? [],
+        unitsConsumed: Number(value.unitsConsumed ?? 0n),
+        lamports: (value.accounts ?? []).map((account) =>
+          account === null ? null : BigInt(account.lamports),
+        ),
+      };
+    },
+    compileTransaction(input) {
+      return buildUnsignedTransaction({
+        feePayer: address(input.feePayer),
+        latestBlockhash: input.latestBlockhash,
+        instructions: input.instructions,
+        computeUnitLimit: input.computeUnitLimit,
+        ...(input.computeUnitPrice === null ? {} : { computeUnitPrice: input.computeUnitPrice }),
+      });
+    },
+    listWritableAccounts(feePayer, instructions) {
+      const writable = new Set([feePayer]);
+      for (const ix of instructions) {
+        for (const meta of ix.accounts ?? []) if (isWritableRole(meta.role)) writable.add(meta.address);
+      }
+      return [...writable];
+    },
+    nameInstructions: (instructions) => instructions.map((ix) => nameInstruction(ix, programId)),
+    findProgramError(program, code) {
+      if (program !== programId) return null;
+      return VAULT_ERRORS.find((e) => e.code === code) ?? ANCHOR_ERRORS.find((e) => e.code === code) ?? null;
+    },
+  };
+}
+
+function nameInstruction(ix: Instruction, programId: Address): string {
+  const data = ix.data ?? new Uint8Array();
+  if (ix.programAddress === programId) return decodeInstruction(data)?.name ?? 'unknown';
+  return BUILTIN_NAMES[ix.programAddress]?.[data[0] ?? -1] ?? 'unknown';
+}

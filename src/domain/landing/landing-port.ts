@@ -1,0 +1,48 @@
+// What making a transaction land needs from the chain: the RPC calls and the wire codecs. The domain
+// declares it; src/chain/landing-chain.ts implements it.
+import type { Instruction } from '@solana/kit';
+import type { LatestBlockhash } from '../vaults/latest-blockhash.js';
+
+/** A simulation as the node answers it: `err` in the RPC's JSON shape, lamports of the accounts asked for. */
+export interface SimulationResult {
+  readonly err: unknown;
+  readonly logs: readonly string[];
+  readonly unitsConsumed: number;
+  /** Lamports after the simulated run, in the order asked (null: the account does not exist). */
+  readonly lamports: readonly (bigint | null)[];
+}
+
+/** A program's error as its interface declares it. */
+export interface ProgramErrorInfo {
+  readonly code: number;
+  readonly name: string;
+  readonly message: string;
+}
+
+export interface LandingChain {
+  getLatestBlockhash(signal: AbortSignal): Promise<LatestBlockhash>;
+  /** Recent per-slot prioritization fees (µlamports per CU) of transactions locking these accounts. */
+  getRecentPrioritizationFees(accounts: readonly string[], signal: AbortSignal): Promise<bigint[]>;
+  /** Lamports of each account now (null when it does not exist). */
+  getBalances(accounts: readonly string[], signal: AbortSignal): Promise<(bigint | null)[]>;
+  /** simulateTransaction with sigVerify off and the blockhash replaced; `accounts` post-state wanted. */
+  simulateTransaction(
+    transaction: string,
+    accounts: readonly string[],
+    signal: AbortSignal,
+  ): Promise<SimulationResult>;
+  /** Unsigned wire transaction, base64: SetComputeUnitLimit, SetComputeUnitPrice (unless null), then the instructions. */
+  compileTransaction(input: {
+    feePayer: string;
+    latestBlockhash: LatestBlockhash;
+    instructions: readonly Instruction[];
+    computeUnitLimit: number;
+    computeUnitPrice: bigint | null;
+  }): string;
+  /** The writable accounts of a transaction with this fee payer and these instructions. */
+  listWritableAccounts(feePayer: string, instructions: readonly Instruction[]): string[];
+  /** A display name per instruction (the program's instruction name, or the builtin's). */
+  nameInstructions(instructions: readonly Instruction[]): string[];
+  /** The custom error `code` of `program` as declared in its interface (IDL), or null. */
+  findProgramError(program: string, code: number): ProgramErrorInfo | null;
+}

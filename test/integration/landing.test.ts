@@ -1,0 +1,330 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import type { Address } from '@solana/kit';
+import { eq } from 'drizzle-orm';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { Cache } from '../../src/cache/cache.js';
+import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
+import { overrides } from '../../src/storage/schema/index.js';
+import { createTestApp, createTestCache } from '../support/app.js';
+import { createTestStorage, type TestStorage } from '../support/database.js';
+import { createOverride, createVault, randomAddress } from '../support/factories.js';
+import {
+  countSequentialRoundTrips,
+  type FakeValidator,
+  startFakeValidator,
+} from '../support/fake-validator/index.js';
+import { waitFor } from '../support/wait.js';
+import { createTestWallet, type TestWallet } from '../support/wallet.js';
+
+/** DECISIONS §3b on approve: simulation before answering, failures in words, compute budget and price. */
+
+const BASE_URL = 'https://blinks.vaultkeeper.test';
+const SOL = 1_000_000_000n;
+const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';
+
+let storage: TestStorage;
+let fake: FakeValidator;
+let cache: Cache;
+let app: FastifyInstance;
+const clock = { nowMs: Date.now(), now: () => new Date(clock.nowMs) };
+const db = () => storage.storage.db;
+const env = (extra: Record<string, string> = {}) => ({
+  SOLANA_RPC_URL: fake.rpcUrl,
+  PUBLIC_BASE_URL: BASE_URL,
+  RATE_LIMIT_ENABLED: 'false',
+  ...extra,
+});
+
+before(async () => {
+  [storage, fake] = await Promise.all([createTestStorage(), startFakeValidator()]);
+  cache = createTestCache();
+  ({ app } = await createTestApp({ storage: storage.storage, cache, clock, env: env() }));
+});
+after(async () => {
+  await app.close();
+  await cache.close();
+  await fake.close();
+  await storage.close();
+});
+beforeEach(async () => {
+  await storage.reset();
+  clock.nowMs = Date.now();
+  fake.setTime(Math.floor(clock.nowMs / 1000));
+  fake.setOutage(false);
+  fake.setLatency(0);
+  fake.setPrioritizationFees([]);
+  for (const method of ['simulateTransaction', 'getRecentPrioritizationFees']) fake.failMethod(method, null);
+});
+
+interface Request {
+  owner: TestWallet;
+  vault: Address;
+  depositAddress: Address;
+  destination: Address;
+  nonce: bigint;
+  overrideId: string;
+  url: string;
+}
+
+/** A blocked transfer of `amount` from a vault holding `deposit`, stored as ingestion stores it. */
+async function seed(
+  opts: { amount?: bigint; deposit?: bigint; ownerLamports?: bigint } = {},
+): Promise<Request> {
+  const amount = opts.amount ?? 2n * SOL;
+  const owner = createTestWallet();
+  const created = await fake.createVault({
+    authority: owner.address as Address,
+    dailyLimit: SOL,
+    name: 'Ops',
+  });
+  await fake.deposit(created.vault, opts.deposit ?? 10n * SOL);
+  if (opts.ownerLamports !== 0n) await fake.airdrop(owner.address as Address, opts.ownerLamports ?? SOL);
+  const destination = randomAddress() as Address;
+  const blocked = await fake.block(created.vault, { destination, amount, reason: 'exceeded_daily_limit' });
+  const nonce = blocked.overrideNonce!;
+  const vault = await createVault(db(), { authority: owner.address, vaultNonce: created.nonce, name: 'Ops' });
+  const override = await createOverride(db(), {
+    vault,
+    nonce,
+    destination,
+    amount,
+    reason: 'exceeded_daily_limit',
+    status: 'pending',
+    createdAt: new Date(clock.nowMs - 60_000),
+    expiresAt: new Date(clock.nowMs + 50 * 60_000),
+    publicBaseUrl: BASE_URL,
+  });
+  return {
+    owner,
+    vault: created.vault,
+    depositAddress: created.depositAddress,
+    destination,
+    nonce,
+    overrideId: override.id,
+    url: `/api/actions/${created.vault}/${nonce}`,
+  };
+}
+
+const approve = (r: Request, target: FastifyInstance = app) =>
+  target.inject({ method: 'POST', url: `${r.url}/approve`, payload: { account: r.owner.address } });
+
+/** 422 SIMULATION_FAILED with the sentence as `message` and `error`, the decoded facts, no transaction. */
+function assertRefused(res: LightMyRequestResponse, message: string, details: Record<string, unknown>) {
+  assert.equal(res.statusCode, 422, res.body);
+  const body = res.json();
+  assert.equal(body.code, 'SIMULATION_FAILED');
+  assert.equal(body.message, message);
+  assert.equal(body.error, message);
+  assert.equal(body.transaction, undefined);
+  assert.equal(res.headers['x-action-version'], '2.4');
+  const { logs, ...rest } = body.details;
+  assert.deepEqual(rest, details);
+  assert.ok(Array.isArray(logs) && logs.length <= 10);
+  return logs as string[];
+}
+
+/** Links the request to an on-chain override at its nonce, as ingesting OverrideCreated does. */
+async function linkOnChain(r: Request, amount = 2n * SOL) {
+  await fake.createOverride(r.vault, { destination: r.destination, amount, nonce: r.nonce });
+  await db().update(overrides).set({ chainNonce: r.nonce }).where(eq(overrides.id, r.overrideId));
+}
+
+const budgetOf = (transaction: string) => {
+  const [limit, price] = decodeTransactionBase64(transaction).instructions;
+  assert.equal(limit?.programAddress, COMPUTE_BUDGET);
+  const units = Buffer.from(limit!.data).readUInt32LE(1);
+  const isPrice = price?.programAddress === COMPUTE_BUDGET && price.data[0] === 3;
+  return { units, price: isPrice ? Buffer.from(price.data).readBigUInt64LE(1) : null };
+};
+
+describe('approve: every program failure is answered in words, with no transaction', () => {
+  test('insufficient funds: what the vault holds and what the transfer needs', async () => {
+    const r = await seed({ amount: 5n * SOL, deposit: SOL });
+    const logs = assertRefused(
+      await approve(r),
+      'The vault holds 1 SOL and this transfer needs 5.0025 SOL (5 SOL plus the 0.0025 SOL protocol fee); deposit more before approving (InsufficientFunds: Insufficient funds in vault).',
+      {
+        instruction: 'execute_approved_override',
+        programError: { code: 12008, name: 'InsufficientFunds' },
+        runtimeError: null,
+      },
+    );
+    assert.ok(logs.some((line) => line.includes('Error Code: InsufficientFunds')));
+    assert.equal(fake.balance(r.depositAddress), SOL, 'nothing moved');
+  });
+
+  test('paused vault', async () => {
+    const r = await seed();
+    await fake.pause(r.vault);
+    assertRefused(
+      await approve(r),
+      'The vault is paused, so it sends nothing; resume it before approving this transfer (VaultPaused: Vault is paused).',
+      {
+        instruction: 'execute_approved_override',
+        programError: { code: 12002, name: 'VaultPaused' },
+        runtimeError: null,
+      },
+    );
+  });
+
+  test('expired on-chain by the cluster clock while our clock says it is not', async () => {
+    const r = await seed();
+    await linkOnChain(r);
+    fake.setTime(Math.floor(clock.nowMs / 1000) + 3601);
+    assertRefused(
+      await approve(r),
+      'This approval request has expired on-chain and can no longer be approved (OverrideExpired: Override request has expired).',
+      {
+        instruction: 'approve_override',
+        programError: { code: 12004, name: 'OverrideExpired' },
+        runtimeError: null,
+      },
+    );
+  });
+
+  test('already executed on-chain before ingestion told the database', async () => {
+    const r = await seed();
+    await linkOnChain(r);
+    await fake.approveOverride(r.vault, r.nonce);
+    await fake.executeApprovedOverride(r.vault, r.nonce);
+    assertRefused(
+      await approve(r),
+      'This transfer was already executed on-chain; there is nothing left to approve (OverrideAlreadyExecuted: Override has already been executed).',
+      {
+        instruction: 'approve_override',
+        programError: { code: 12005, name: 'OverrideAlreadyExecuted' },
+        runtimeError: null,
+      },
+    );
+  });
+
+  test('nonce taken between the read and the simulation', async () => {
+    const r = await seed();
+    fake.setLatency(200);
+    fake.resetRpcRequests();
+    const pending = approve(r);
+    // The accounts are read (answer computed, not yet delivered): another override takes the nonce now.
+    await waitFor(() => fake.rpcRequests().some((q) => q.methods.includes('getMultipleAccounts')), {
+      message: 'the approve read the accounts',
+    });
+    await fake.createOverride(r.vault, { destination: randomAddress() as Address, amount: 1n });
+    fake.setLatency(0);
+    assertRefused(
+      await pending,
+      "Another approval took this vault's next override slot moments ago; open the approval again for a fresh transaction (ConstraintSeeds: A seeds constraint was violated).",
+      {
+        instruction: 'create_override',
+        programError: { code: 2006, name: 'ConstraintSeeds' },
+        runtimeError: null,
+      },
+    );
+  });
+});
+
+describe('approve: runtime failures in words', () => {
+  test('a wallet that cannot pay the network fee', async () => {
+    const r = await seed({ ownerLamports: 4_000n });
+    assertRefused(
+      await approve(r),
+      `The paying wallet ${r.owner.address} cannot pay the network fee of 0.000005 SOL (InsufficientFundsForFee).`,
+      { instruction: null, programError: null, runtimeError: 'InsufficientFundsForFee' },
+    );
+  });
+
+  test('a wallet that does not exist on the cluster', async () => {
+    const r = await seed({ ownerLamports: 0n });
+    assertRefused(
+      await approve(r),
+      `The paying wallet ${r.owner.address} has no SOL on this network, so it cannot pay the network fee (AccountNotFound).`,
+      { instruction: null, programError: null, runtimeError: 'AccountNotFound' },
+    );
+  });
+
+  test("a wallet that pays the fee but not the override account's rent", async () => {
+    const r = await seed({ ownerLamports: 100_000n });
+    assertRefused(
+      await approve(r),
+      `The paying wallet ${r.owner.address} does not hold enough SOL for the rent of the account this transaction creates at create_override (Custom(1)).`,
+      { instruction: 'create_override', programError: null, runtimeError: 'Custom(1)' },
+    );
+  });
+
+  test('503 RPC_UNAVAILABLE when the simulation call fails, never a transaction', async () => {
+    const r = await seed();
+    fake.failMethod('simulateTransaction', 'http');
+    const res = await approve(r);
+    assert.equal(res.statusCode, 503, res.body);
+    assert.equal(res.json().code, 'RPC_UNAVAILABLE');
+    assert.match(res.json().message, /RPC/);
+  });
+});
+
+describe('approve: compute budget and priority fee', () => {
+  test('the price is the 75th percentile of recent fees over the writable accounts', async () => {
+    const r = await seed();
+    fake.setPrioritizationFees([0, 0, 100, 200, 300, 400, 500, 600], [r.destination]);
+    const res = await approve(r);
+    assert.equal(res.statusCode, 200, res.body);
+    const { price, units } = budgetOf(res.json().transaction);
+    assert.equal(price, 400n, 'rank ceil(0.75 × 8) = 6 of the sorted values');
+    assert.ok(units > 30_000 && units < 60_000, String(units));
+  });
+
+  test('a failing fee call never fails the request: the last estimate, or 0', async () => {
+    const r = await seed();
+    fake.failMethod('getRecentPrioritizationFees', 'http');
+    const res = await approve(r);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(budgetOf(res.json().transaction).price, 0n);
+  });
+
+  test('estimates are cached per writable-account set: a second approve asks for fees no more', async () => {
+    const r = await seed();
+    fake.setPrioritizationFees([7], [r.destination]);
+    fake.resetRpcRequests();
+    assert.equal((await approve(r)).statusCode, 200);
+    assert.equal((await approve(r)).statusCode, 200);
+    const calls = fake.rpcRequests().filter((q) => q.methods.includes('getRecentPrioritizationFees'));
+    assert.equal(calls.length, 1);
+  });
+
+  test('the reads run concurrently, then one simulation: two sequential round trips', async () => {
+    const r = await seed();
+    assert.equal((await approve(r)).statusCode, 200, 'warm: the blockchain id is read once per process');
+    clock.nowMs += 11_000; // past the blockhash and fee caches
+    fake.setLatency(20);
+    fake.resetRpcRequests();
+    assert.equal((await approve(r)).statusCode, 200);
+    const requests = fake.rpcRequests();
+    assert.equal(countSequentialRoundTrips(requests), 2, JSON.stringify(requests.map((q) => q.methods)));
+    assert.deepEqual(requests.at(-1)?.methods, ['simulateTransaction']);
+  });
+
+  test('PRIORITY_FEE off, fixed, and the lamport cap', async () => {
+    const r = await seed();
+    fake.setPrioritizationFees([5_000_000], [r.destination]);
+    for (const [extra, expected] of [
+      [{ PRIORITY_FEE: 'off' }, null],
+      [{ PRIORITY_FEE: '1234' }, 1234n],
+      [{ PRIORITY_FEE_MAX_LAMPORTS: '1000' }, 'capped'],
+    ] as const) {
+      const other = await createTestApp({ storage: storage.storage, cache, clock, env: env(extra) });
+      try {
+        const res = await approve(r, other.app);
+        assert.equal(res.statusCode, 200, res.body);
+        const { price, units } = budgetOf(res.json().transaction);
+        if (expected === 'capped') {
+          assert.ok(price !== null && price < 5_000_000n);
+          assert.ok((price * BigInt(units)) / 1_000_000n <= 1000n, `${price} × ${units}`);
+          assert.ok(
+            ((price + 1n) * BigInt(units) + 999_999n) / 1_000_000n > 1000n,
+            'lowered no further than needed',
+          );
+        } else assert.equal(price, expected, JSON.stringify(extra));
+      } finally {
+        await other.app.close();
+      }
+    }
+  });
+});

@@ -13,6 +13,7 @@ import type { AppDeps } from './app-deps.js';
 import { trustProxyOption } from './config.js';
 import { ApiKey } from './domain/api-keys/api-key-resource.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { finishOpenApiDocument } from './http/openapi-document.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
 import { createClientErrorHandler, securityPlugin, sendFrameworkError } from './http/plugins/security.js';
 import { walletAuthPlugin } from './http/plugins/wallet-auth.js';
@@ -32,6 +33,7 @@ import { vaultWriteRoutes } from './http/routes/vault-writes.routes.js';
 import { vaultRoutes } from './http/routes/vaults.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
+import { buildWebhookDocumentation } from './http/schemas/webhook-payloads.js';
 import { deferredChildLogger } from './lib/logger.js';
 import { createServices, type Services } from './services.js';
 
@@ -110,6 +112,10 @@ export async function buildApp(
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (documents) =>
+      finishOpenApiDocument((documents as { openapiObject: Record<string, unknown> }).openapiObject, {
+        webhooks: buildWebhookDocumentation(),
+      }),
   });
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: false });
 

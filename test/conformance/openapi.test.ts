@@ -72,11 +72,12 @@ describe('OpenAPI document', () => {
   });
 
   test('refuses a document that is not OpenAPI 3.1 or breaks the specification schema', async () => {
-    const document = await served();
+    // 3.0 has no `webhooks`: without them, the validator reaches the missing version.
+    const { webhooks: _webhooks, ...document } = await served();
     const problems = await openApiProblems({ ...document, openapi: '3.0.3', info: { title: 'no version' } });
     assert.ok(problems.some((p) => p.includes('expected an OpenAPI 3.1 document')));
     assert.ok(
-      problems.some((p) => /version/.test(p) && !p.includes('expected')),
+      problems.some((p) => /required property 'version'/.test(p)),
       problems.join('\n'),
     );
   });

@@ -3,7 +3,8 @@ import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FeedEvent, LiveFeed } from '../../domain/live-feed/live-feed.js';
 import { AppError } from '../../errors.js';
-import { EventStreamHeaders, EventStreamQuery } from './live-feed.schemas.js';
+import { errorResponses } from '../schemas/common.js';
+import { EventStreamHeaders, EventStreamQuery, EventStreamResponse } from './live-feed.schemas.js';
 
 const HEARTBEAT_MS = 15_000;
 /** Open streams one client address may hold at once. */
@@ -61,11 +62,12 @@ export const liveFeedRoutes: FastifyPluginAsyncTypebox<{ feed: LiveFeed; maxStre
     '/api/events/stream',
     {
       schema: {
+        operationId: 'streamEvents',
         tags: ['events'],
         summary: 'Live feed of ingested program events (Server-Sent Events); resume with Last-Event-ID',
         querystring: EventStreamQuery,
         headers: EventStreamHeaders,
-        produces: ['text/event-stream'],
+        response: { 200: EventStreamResponse, ...errorResponses(503) },
       },
     },
     async (request, reply) => {

@@ -14,6 +14,7 @@ import { trustProxyOption } from './config.js';
 import { ApiKey } from './domain/api-keys/api-key-resource.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { clientKeyPlugin } from './http/plugins/client-key.js';
+import { finishOpenApiDocument } from './http/openapi-document.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
 import { createClientErrorHandler, securityPlugin, sendFrameworkError } from './http/plugins/security.js';
 import { walletAuthPlugin } from './http/plugins/wallet-auth.js';
@@ -33,6 +34,7 @@ import { vaultWriteRoutes } from './http/routes/vault-writes.routes.js';
 import { vaultRoutes } from './http/routes/vaults.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
+import { buildWebhookDocumentation } from './http/schemas/webhook-payloads.js';
 import { deferredChildLogger } from './lib/logger.js';
 import { createServices, type Services } from './services.js';
 
@@ -112,6 +114,10 @@ export async function buildApp(
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (documents) =>
+      finishOpenApiDocument((documents as { openapiObject: Record<string, unknown> }).openapiObject, {
+        webhooks: buildWebhookDocumentation(),
+      }),
   });
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: false });
 

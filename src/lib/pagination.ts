@@ -10,12 +10,15 @@ export interface PageRequest {
 }
 
 /** The `pagination` object of every list response. */
-export const Pagination = Type.Object({
-  page: Type.Integer(),
-  limit: Type.Integer(),
-  total: Type.Integer(),
-  pages: Type.Integer(),
-});
+export const Pagination = Type.Object(
+  {
+    page: Type.Integer(),
+    limit: Type.Integer(),
+    total: Type.Integer(),
+    pages: Type.Integer(),
+  },
+  { title: 'Pagination' },
+);
 export type Pagination = Static<typeof Pagination>;
 
 export function toPageRequest(input: { page?: number | undefined; limit?: number | undefined }): PageRequest {

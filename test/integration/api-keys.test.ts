@@ -373,7 +373,11 @@ test('OpenAPI: a bearer scheme for keys, wallet-only key creation, operation ids
     'prefix',
   ]);
   assert.equal(
-    keys.get.responses['200'].content['application/json'].schema.properties.apiKeys.items.$ref,
+    keys.get.responses['200'].content['application/json'].schema.$ref,
+    '#/components/schemas/ApiKeyList',
+  );
+  assert.equal(
+    spec.components.schemas.ApiKeyList.properties.apiKeys.items.$ref,
     '#/components/schemas/ApiKey',
   );
   for (const [status, response] of Object.entries(keys.post.responses) as [

@@ -16,7 +16,10 @@ export interface RouteTemplate {
 
 /** Every route of the app, read from printRoutes (so new routes are covered without a list here). */
 export function listRoutes(app: FastifyInstance): RouteTemplate[] {
-  const spec = app.swagger() as { paths?: Record<string, Record<string, OpenApiOperation>> };
+  const spec = app.swagger() as {
+    paths?: Record<string, Record<string, OpenApiOperation>>;
+    components?: { schemas?: Record<string, OpenApiSchema> };
+  };
   const stack: string[] = [];
   const routes: RouteTemplate[] = [];
   for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
@@ -39,16 +42,27 @@ export function listRoutes(app: FastifyInstance): RouteTemplate[] {
       methods,
       query: ops.flatMap((op) => (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)),
       body: ops.flatMap((op) =>
-        Object.keys(op.requestBody?.content?.['application/json']?.schema?.properties ?? {}),
+        Object.keys(resolve(spec, op.requestBody?.content?.['application/json']?.schema)?.properties ?? {}),
       ),
     });
   }
   return routes;
 }
 
+/** A schema, or the named schema its $ref points to (request bodies are named schemas). */
+function resolve(spec: { components?: { schemas?: Record<string, OpenApiSchema> } }, schema?: OpenApiSchema) {
+  const name = schema?.$ref?.replace('#/components/schemas/', '');
+  return name === undefined ? schema : spec.components?.schemas?.[name];
+}
+
+interface OpenApiSchema {
+  $ref?: string;
+  properties?: Record<string, unknown>;
+}
+
 interface OpenApiOperation {
   parameters?: Array<{ in: string; name: string }>;
-  requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> };
+  requestBody?: { content?: Record<string, { schema?: OpenApiSchema }> };
 }
 
 /** Addresses, ids and nonces that exist in the seeded database, so some requests reach the domain. */

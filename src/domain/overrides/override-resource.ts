@@ -67,39 +67,42 @@ export interface OverrideRecord {
   createdAt: Date;
 }
 
-export const OverrideResource = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  vaultId: Type.String({ format: 'uuid', description: 'the vault record id' }),
-  vault: Address('the vault address'),
-  nonce: Type.String({
-    pattern: '^[0-9]+$',
-    description:
-      'the override nonce its blocked transfer announced; with transferSignature it identifies the request within its vault',
-  }),
-  transferSignature: NullableString({
-    description:
-      'the blocked transaction this request lets through; null for an override created on chain without one',
-  }),
-  chainNonce: NullableString({
-    description:
-      'the nonce of its on-chain PendingOverride once created (the chain may give a later nonce than announced)',
-  }),
-  destination: Address(),
-  amount: Lamports(),
-  blockReason: NullableString({
-    description:
-      'why the program blocked the transfer that asked for it (not_whitelisted, exceeded_daily_limit, insufficient_funds); null when the owner requested it',
-  }),
-  status: StringEnum(OVERRIDE_STATUSES),
-  expiresAt: Timestamp(),
-  createdAt: Timestamp(),
-  expired: Type.Boolean({ description: 'pending and past expiresAt: it can no longer be approved' }),
-  blinkUrl: Type.String({ format: 'uri', description: 'its Blink (Solana Action) metadata' }),
-  approvalUrl: Type.String({
-    format: 'uri',
-    description: 'the approval page for a plain browser, where a wallet approves or rejects it',
-  }),
-});
+export const OverrideResource = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    vaultId: Type.String({ format: 'uuid', description: 'the vault record id' }),
+    vault: Address('the vault address'),
+    nonce: Type.String({
+      pattern: '^[0-9]+$',
+      description:
+        'the override nonce its blocked transfer announced; with transferSignature it identifies the request within its vault',
+    }),
+    transferSignature: NullableString({
+      description:
+        'the blocked transaction this request lets through; null for an override created on chain without one',
+    }),
+    chainNonce: NullableString({
+      description:
+        'the nonce of its on-chain PendingOverride once created (the chain may give a later nonce than announced)',
+    }),
+    destination: Address(),
+    amount: Lamports(),
+    blockReason: NullableString({
+      description:
+        'why the program blocked the transfer that asked for it (not_whitelisted, exceeded_daily_limit, insufficient_funds); null when the owner requested it',
+    }),
+    status: StringEnum(OVERRIDE_STATUSES),
+    expiresAt: Timestamp(),
+    createdAt: Timestamp(),
+    expired: Type.Boolean({ description: 'pending and past expiresAt: it can no longer be approved' }),
+    blinkUrl: Type.String({ format: 'uri', description: 'its Blink (Solana Action) metadata' }),
+    approvalUrl: Type.String({
+      format: 'uri',
+      description: 'the approval page for a plain browser, where a wallet approves or rejects it',
+    }),
+  },
+  { title: 'Override' },
+);
 export type OverrideResource = Static<typeof OverrideResource>;
 
 export function toOverrideResource(

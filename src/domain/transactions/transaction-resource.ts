@@ -46,15 +46,18 @@ const transactionFields = {
 };
 
 /** A list item, and the object of the `transaction.*` webhooks. */
-export const TransactionResource = Type.Object(transactionFields);
+export const TransactionResource = Type.Object(transactionFields, { title: 'Transaction' });
 export type TransactionResource = Static<typeof TransactionResource>;
 
 /** The detail (GET /api/transactions/:signature): the list item plus its signature and explorerUrl. */
-export const TransactionDetail = Type.Object({
-  ...transactionFields,
-  signature: Type.String({ description: 'base58 transaction signature' }),
-  explorerUrl: Type.String({ format: 'uri', description: 'the Solana Explorer page' }),
-});
+export const TransactionDetail = Type.Object(
+  {
+    ...transactionFields,
+    signature: Type.String({ description: 'base58 transaction signature' }),
+    explorerUrl: Type.String({ format: 'uri', description: 'the Solana Explorer page' }),
+  },
+  { title: 'TransactionDetail' },
+);
 export type TransactionDetail = Static<typeof TransactionDetail>;
 
 export interface TransactionLinks {

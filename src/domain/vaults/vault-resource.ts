@@ -11,17 +11,20 @@ export type VaultTier = (typeof VAULT_TIERS)[number];
 const VaultAgentSigner = () =>
   Type.String({ description: 'the agent allowed to spend (empty until the account is read)' });
 
-export const VaultListItem = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  address: Address('the vault address (VaultConfig PDA)'),
-  authority: Address('the owner'),
-  agentSigner: VaultAgentSigner(),
-  dailyLimit: Lamports(),
-  name: Type.String(),
-  createdAt: Timestamp(),
-  transactionCount: Type.Integer({ description: 'transactions of every status' }),
-  totalVolume: Lamports('sum of executed amounts, lamports'),
-});
+export const VaultListItem = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    address: Address('the vault address (VaultConfig PDA)'),
+    authority: Address('the owner'),
+    agentSigner: VaultAgentSigner(),
+    dailyLimit: Lamports(),
+    name: Type.String(),
+    createdAt: Timestamp(),
+    transactionCount: Type.Integer({ description: 'transactions of every status' }),
+    totalVolume: Lamports('sum of executed amounts, lamports'),
+  },
+  { title: 'VaultListItem' },
+);
 export type VaultListItem = Static<typeof VaultListItem>;
 
 const VaultStats = Type.Object({
@@ -32,27 +35,30 @@ const VaultStats = Type.Object({
 });
 type VaultStats = Static<typeof VaultStats>;
 
-export const VaultDetail = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  address: Address('the vault address (VaultConfig PDA)'),
-  depositAddress: Address('the vault-authority PDA that holds the SOL'),
-  authority: Address('the owner'),
-  agentSigner: VaultAgentSigner(),
-  dailyLimit: Lamports(),
-  spentToday: Lamports(),
-  lastReset: NullableString({
-    format: 'date-time',
-    description: 'start of the daily window; null until read',
-  }),
-  name: Type.String(),
-  paused: Type.Boolean(),
-  whitelist: Type.Array(Address(), { description: 'destinations the agent may pay' }),
-  whitelistCount: Type.Integer(),
-  tier: StringEnum(VAULT_TIERS),
-  createdAt: Timestamp(),
-  updatedAt: Timestamp(),
-  stats: VaultStats,
-});
+export const VaultDetail = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    address: Address('the vault address (VaultConfig PDA)'),
+    depositAddress: Address('the vault-authority PDA that holds the SOL'),
+    authority: Address('the owner'),
+    agentSigner: VaultAgentSigner(),
+    dailyLimit: Lamports(),
+    spentToday: Lamports(),
+    lastReset: NullableString({
+      format: 'date-time',
+      description: 'start of the daily window; null until read',
+    }),
+    name: Type.String(),
+    paused: Type.Boolean(),
+    whitelist: Type.Array(Address(), { description: 'destinations the agent may pay' }),
+    whitelistCount: Type.Integer(),
+    tier: StringEnum(VAULT_TIERS),
+    createdAt: Timestamp(),
+    updatedAt: Timestamp(),
+    stats: VaultStats,
+  },
+  { title: 'Vault' },
+);
 export type VaultDetail = Static<typeof VaultDetail>;
 
 /** The columns the serializers read (a full VaultRow satisfies it). */

@@ -25,13 +25,16 @@ const webhookFields = {
   updatedAt: Timestamp(),
 };
 
-export const Webhook = Type.Object(webhookFields);
+export const Webhook = Type.Object(webhookFields, { title: 'Webhook' });
 export type Webhook = Static<typeof Webhook>;
 
-export const WebhookWithSecret = Type.Object({
-  ...webhookFields,
-  secret: Type.String({ description: 'whsec_… signing secret; shown only in this response' }),
-});
+export const WebhookWithSecret = Type.Object(
+  {
+    ...webhookFields,
+    secret: Type.String({ description: 'whsec_… signing secret; shown only in this response' }),
+  },
+  { title: 'WebhookWithSecret' },
+);
 export type WebhookWithSecret = Static<typeof WebhookWithSecret>;
 
 export const DeliveryStatus = StringEnum(DELIVERY_STATUSES);
@@ -58,18 +61,21 @@ const DeliveryPayload = Type.Object(
 );
 export type DeliveryPayload = Static<typeof DeliveryPayload>;
 
-export const Delivery = Type.Object({
-  id: Type.String({ format: 'uuid', description: 'also the webhook-id header and the payload id' }),
-  webhookId: Type.String({ format: 'uuid' }),
-  event: Type.String({ description: `an event name, or ${TEST_EVENT}` }),
-  status: DeliveryStatus,
-  attemptCount: Type.Integer(),
-  nextAttemptAt: NullableTimestamp('when the next attempt is due (pending only)'),
-  lastStatusCode: NullableInteger(),
-  lastError: NullableString(),
-  createdAt: Timestamp(),
-  completedAt: NullableTimestamp(),
-  payload: DeliveryPayload,
-  attempts: Type.Array(DeliveryAttempt),
-});
+export const Delivery = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'also the webhook-id header and the payload id' }),
+    webhookId: Type.String({ format: 'uuid' }),
+    event: Type.String({ description: `an event name, or ${TEST_EVENT}` }),
+    status: DeliveryStatus,
+    attemptCount: Type.Integer(),
+    nextAttemptAt: NullableTimestamp('when the next attempt is due (pending only)'),
+    lastStatusCode: NullableInteger(),
+    lastError: NullableString(),
+    createdAt: Timestamp(),
+    completedAt: NullableTimestamp(),
+    payload: DeliveryPayload,
+    attempts: Type.Array(DeliveryAttempt),
+  },
+  { title: 'Delivery' },
+);
 export type Delivery = Static<typeof Delivery>;

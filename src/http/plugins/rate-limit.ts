@@ -214,6 +214,7 @@ export const rateLimitPlugin = fp<RateLimitPluginOptions>(
       if (exemptPrefixes.some((p) => route.url === p || route.url.startsWith(`${p}/`))) {
         route.config = { ...route.config, rateLimit: false };
       }
+      if (route.config?.rateLimit !== false) documentRateLimit(route);
     });
 
     let lastWarningAt = Number.NEGATIVE_INFINITY;
@@ -286,3 +287,21 @@ export const rateLimitPlugin = fp<RateLimitPluginOptions>(
   },
   { name: 'vaultkeeper-rate-limit' },
 );
+
+/** The 429 a limited route may answer, with Retry-After (the OpenAPI document lists it on each). */
+const RATE_LIMITED_RESPONSE = {
+  $ref: 'ErrorEnvelope#',
+  description: 'Too many requests (RATE_LIMIT_EXCEEDED): wait the seconds in Retry-After',
+  headers: {
+    'retry-after': { type: 'integer', minimum: 1, description: 'seconds to wait before the next request' },
+    'x-ratelimit-limit': { type: 'integer', description: 'requests allowed in the window' },
+    'x-ratelimit-remaining': { type: 'integer', description: 'requests left in the window' },
+    'x-ratelimit-reset': { type: 'integer', description: 'seconds until the window resets' },
+  },
+};
+
+function documentRateLimit(route: { schema?: unknown }): void {
+  const schema = route.schema as { response?: Record<string, unknown>; hide?: boolean } | undefined;
+  if (schema?.response === undefined || schema.hide === true) return;
+  schema.response[429] = RATE_LIMITED_RESPONSE;
+}

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ActionService } from '../../domain/actions/action-service.js';
+import { described } from '../schemas/common.js';
 import {
   ActionMetadataResponse,
   ActionParams,
@@ -50,9 +51,13 @@ export const actionsRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }
     {
       config: ACTION,
       schema: {
+        operationId: 'getActionsJson',
         tags: TAGS,
         summary: 'Solana Actions rules: which URLs of this host are Action APIs',
-        response: { 200: ActionsJson, ...actionErrors() },
+        response: {
+          200: described(ActionsJson, "The rules that map Blink URLs to this service's Action routes"),
+          ...actionErrors(),
+        },
       },
     },
     async (_request, reply) => {
@@ -86,6 +91,7 @@ const actionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = asyn
     {
       config: ACTION,
       schema: {
+        operationId: 'getActionIcon',
         tags: TAGS,
         summary: 'The icon every Blink of this service shows',
         response: {
@@ -108,21 +114,36 @@ const actionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = asyn
     {
       config: ACTION,
       schema: {
+        operationId: 'getApprovalAction',
         tags: TAGS,
         summary: 'Blink metadata of an override: approve or reject a blocked transfer',
         params: ActionParams,
         querystring: ActionQuery,
-        response: { 200: ActionMetadataResponse, ...actionErrors() },
+        response: {
+          200: described(
+            ActionMetadataResponse,
+            'The Action a wallet shows: approve or reject the blocked transfer (disabled when no longer pending)',
+          ),
+          ...actionErrors(),
+        },
       },
     },
     async (request) => actions.getAction(addressOf(request)),
   );
+  await app.register(actionDecisionRoutes, { actions });
+};
 
+/** The POSTs of an Action: approve, reject, and the confirmation of a signed rejection. */
+const actionDecisionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = async (
+  app,
+  { actions },
+) => {
   app.post(
     '/:vault/:nonce/approve',
     {
       config: { ...ACTION, auth: 'optional', apiKeys: false },
       schema: {
+        operationId: 'approveOverrideAction',
         tags: TAGS,
         summary: 'Transaction that approves the override and executes its transfer (signed by the authority)',
         description:
@@ -130,7 +151,13 @@ const actionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = asyn
         params: ActionParams,
         querystring: ActionQuery,
         body: ActionPostBody,
-        response: { 200: TransactionResponse, ...actionErrors(401, 403, 409, 503) },
+        response: {
+          200: described(
+            TransactionResponse,
+            'The transaction for the wallet to sign: create (when needed), approve and execute the override',
+          ),
+          ...actionErrors(401, 403, 409, 503),
+        },
       },
     },
     async (request) => actions.approve(addressOf(request), decision(request)),
@@ -141,12 +168,19 @@ const actionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = asyn
     {
       config: { ...ACTION, auth: 'optional', apiKeys: false },
       schema: {
+        operationId: 'rejectOverrideAction',
         tags: TAGS,
         summary: 'Reject the override: at once with wallet-auth headers, else through a signed message',
         params: ActionParams,
         querystring: ActionQuery,
         body: ActionPostBody,
-        response: { 200: RejectResponse, ...actionErrors(401, 403, 409) },
+        response: {
+          200: described(
+            RejectResponse,
+            'Rejected at once (signed headers), or a message for the wallet to sign first',
+          ),
+          ...actionErrors(401, 403, 409),
+        },
       },
     },
     async (request) => actions.reject(addressOf(request), decision(request)),
@@ -157,12 +191,16 @@ const actionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = asyn
     {
       config: ACTION,
       schema: {
+        operationId: 'confirmOverrideRejection',
         tags: TAGS,
         summary: 'Second step of the sign-message rejection: verify the signature, then reject',
         params: ActionParams,
         querystring: ActionQuery,
         body: ConfirmRejectBody,
-        response: { 200: CompletedAction, ...actionErrors(401, 403, 409) },
+        response: {
+          200: described(CompletedAction, 'The override is rejected: a completed Action'),
+          ...actionErrors(401, 403, 409),
+        },
       },
     },
     async (request) => actions.confirmReject(addressOf(request), request.body),

@@ -35,7 +35,7 @@ export const ActionPostBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: true },
+  { title: 'ActionPostRequest', additionalProperties: true },
 );
 
 const ActionError = Type.Object({ message: Type.String() });
@@ -57,14 +57,17 @@ export const ActionMetadataResponse = Type.Object(
     links: Type.Object({ actions: Type.Array(LinkedAction) }),
     error: Type.Optional(ActionError),
   },
-  { description: 'Solana Actions GET response (Actions spec 2.4)' },
+  { title: 'ActionGetResponse', description: 'Solana Actions GET response (Actions spec 2.4)' },
 );
 
-export const TransactionResponse = Type.Object({
-  type: Type.Literal('transaction'),
-  transaction: Type.String({ description: 'unsigned wire transaction, base64; fee payer = account' }),
-  message: Type.String(),
-});
+export const TransactionResponse = Type.Object(
+  {
+    type: Type.Literal('transaction'),
+    transaction: Type.String({ description: 'unsigned wire transaction, base64; fee payer = account' }),
+    message: Type.String(),
+  },
+  { title: 'ActionTransactionResponse' },
+);
 
 const PostResponse = Type.Object({ type: Type.Literal('post'), message: Type.String() });
 
@@ -79,6 +82,7 @@ const SignMessageResponse = Type.Object({
 });
 
 export const RejectResponse = Type.Union([PostResponse, SignMessageResponse], {
+  title: 'ActionRejectResponse',
   description:
     '`post` when wallet-auth headers of the authority were sent (rejected at once); otherwise `message`: sign `data` and POST it to links.next',
 });
@@ -93,19 +97,25 @@ export const ConfirmRejectBody = Type.Object(
     }),
     state: Type.String({ maxLength: 256 }),
   },
-  { additionalProperties: false },
+  { title: 'ConfirmRejectRequest', additionalProperties: false },
 );
 
-export const CompletedAction = Type.Object({
-  type: Type.Literal('completed'),
-  icon: Type.String({ format: 'uri' }),
-  title: Type.String(),
-  description: Type.String(),
-  label: Type.String(),
-});
+export const CompletedAction = Type.Object(
+  {
+    type: Type.Literal('completed'),
+    icon: Type.String({ format: 'uri' }),
+    title: Type.String(),
+    description: Type.String(),
+    label: Type.String(),
+  },
+  { title: 'ActionCompletedResponse' },
+);
 
-export const ActionsJson = Type.Object({
-  rules: Type.Array(Type.Object({ pathPattern: Type.String(), apiPath: Type.String() })),
-});
+export const ActionsJson = Type.Object(
+  {
+    rules: Type.Array(Type.Object({ pathPattern: Type.String(), apiPath: Type.String() })),
+  },
+  { title: 'ActionsJson' },
+);
 
 export const actionErrors = (...statuses: number[]) => errorResponses(404, ...statuses);

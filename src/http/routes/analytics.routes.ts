@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AnalyticsService } from '../../domain/analytics/analytics.js';
-import { errorResponses } from '../schemas/common.js';
+import { described, errorResponses } from '../schemas/common.js';
 import { AnalyticsQuery, AnalyticsResponse, RealtimeQuery, RealtimeResponse } from './analytics.schemas.js';
 
 /** Analytics are cached 5 minutes (docs/BEHAVIOUR.md, Caching); realtime figures never. */
@@ -15,10 +15,14 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
     {
       config: { rateLimitCategory: 'analytics' },
       schema: {
+        operationId: 'getAnalytics',
         tags: ['analytics'],
         summary: 'Spending of one vault or all vaults over a date range, with top destinations and buckets',
         querystring: AnalyticsQuery,
-        response: { 200: AnalyticsResponse, ...errorResponses(404) },
+        response: {
+          200: described(AnalyticsResponse, 'Spending summary, top destinations and spending by period'),
+          ...errorResponses(404),
+        },
       },
     },
     async (request, reply) => {
@@ -32,10 +36,17 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
     {
       config: { rateLimitCategory: 'analytics' },
       schema: {
+        operationId: 'getRealtimeAnalytics',
         tags: ['analytics'],
         summary: "A vault's balance and daily spending window, read live from the chain",
         querystring: RealtimeQuery,
-        response: { 200: RealtimeResponse, ...errorResponses(404, 503) },
+        response: {
+          200: described(
+            RealtimeResponse,
+            "Balance, limit use and today's activity, read live from the chain",
+          ),
+          ...errorResponses(404, 503),
+        },
       },
     },
     async (request, reply) => {

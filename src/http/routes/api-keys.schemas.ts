@@ -12,7 +12,7 @@ export const CreateApiKeyBody = Type.Object(
       description: '1 to 64 characters, not only spaces: what the key is for',
     }),
   },
-  { additionalProperties: false },
+  { title: 'CreateApiKeyRequest', additionalProperties: false },
 );
 
 export const ApiKeyWithKey = Type.Object(
@@ -23,12 +23,15 @@ export const ApiKeyWithKey = Type.Object(
       description: 'the key (vk_ + base64url of 32 random bytes): shown only in this response',
     }),
   },
-  { description: 'A new API key, with the key itself (shown once)' },
+  { title: 'ApiKeyWithKey', description: 'A new API key, with the key itself (shown once)' },
 );
 
 /** Registered by the app under its $id: responses refer to it, and the OpenAPI document names it. */
-export const ApiKeyList = Type.Object({
-  apiKeys: Type.Array(Type.Unsafe<ApiKey>({ $ref: 'ApiKey#' })),
-});
+export const ApiKeyList = Type.Object(
+  {
+    apiKeys: Type.Array(Type.Unsafe<ApiKey>({ $ref: 'ApiKey#' })),
+  },
+  { title: 'ApiKeyList' },
+);
 
 export const ApiKeyIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HealthService } from '../../domain/health/health.js';
+import { described } from '../schemas/common.js';
 import { HealthResponse } from './health.schemas.js';
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ health: HealthService }> = async (app, { health }) => {
@@ -8,9 +9,13 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ health: HealthService }> 
     {
       config: { rateLimit: false },
       schema: {
+        operationId: 'getHealth',
         tags: ['health'],
         summary: 'Service health: database, cache, chain feed, latency and error rate',
-        response: { 200: HealthResponse, 503: HealthResponse },
+        response: {
+          200: described(HealthResponse, 'Healthy or degraded: every dependency and figure'),
+          503: described(HealthResponse, 'Unhealthy: the same report, naming what is down'),
+        },
       },
     },
     async (_request, reply) => {

@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FeedEvent, LiveFeed } from '../../domain/live-feed/live-feed.js';
 import { AppError } from '../../errors.js';
 import type { Metrics } from '../../lib/metrics.js';
-import { EventStreamHeaders, EventStreamQuery } from './live-feed.schemas.js';
+import { errorResponses } from '../schemas/common.js';
+import { EventStreamHeaders, EventStreamQuery, EventStreamResponse } from './live-feed.schemas.js';
 
 const HEARTBEAT_MS = 15_000;
 /** Open streams one client address may hold at once. */
@@ -65,11 +66,12 @@ export const liveFeedRoutes: FastifyPluginAsyncTypebox<{
     '/api/events/stream',
     {
       schema: {
+        operationId: 'streamEvents',
         tags: ['events'],
         summary: 'Live feed of ingested program events (Server-Sent Events); resume with Last-Event-ID',
         querystring: EventStreamQuery,
         headers: EventStreamHeaders,
-        produces: ['text/event-stream'],
+        response: { 200: EventStreamResponse, ...errorResponses(503) },
       },
     },
     async (request, reply) => {

@@ -12,6 +12,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ metrics: Pick<Metrics, '
     {
       config: { rateLimit: false },
       schema: {
+        operationId: 'getMetrics',
         tags: ['operations'],
         summary: 'Prometheus metrics: HTTP latency, ingestion, deliveries, cache, rate limits, event loop',
         response: {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { OverrideReadService } from '../../domain/overrides/override-reads.js';
-import { errorResponses } from '../schemas/common.js';
+import { described, errorResponses } from '../schemas/common.js';
 import { strictValidatorCompiler } from '../validator.js';
 import {
   Override,
@@ -21,10 +21,14 @@ export const overrideRoutes: FastifyPluginAsyncTypebox<{ overrides: OverrideRead
     '/api/overrides',
     {
       schema: {
+        operationId: 'listOverrides',
         tags: ['overrides'],
         summary: 'List overrides, newest first, optionally of one vault and one status',
         querystring: OverrideListQuery,
-        response: { 200: OverrideList, ...errorResponses(404) },
+        response: {
+          200: described(OverrideList, 'A page of overrides, newest first'),
+          ...errorResponses(404),
+        },
       },
     },
     async (request, reply) => {
@@ -37,12 +41,16 @@ export const overrideRoutes: FastifyPluginAsyncTypebox<{ overrides: OverrideRead
     '/api/overrides/:vault/:nonce',
     {
       schema: {
+        operationId: 'getOverride',
         tags: ['overrides'],
         summary:
           'One approval request of a vault by its address: nonce, and ?transfer= for all but the first',
         params: OverrideParams,
         querystring: OverrideAddressQuery,
-        response: { 200: Override, ...errorResponses(404) },
+        response: {
+          200: described(Override, 'The override, with its Blink and whether it expired'),
+          ...errorResponses(404),
+        },
       },
     },
     async (request, reply) => {

@@ -32,4 +32,7 @@ export const OverrideAddressQuery = Type.Object(transferParam, { additionalPrope
 /** The same address on links people and wallets follow, which may carry parameters of their own. */
 export const SharedLinkQuery = Type.Object(transferParam, { additionalProperties: true });
 
-export const OverrideList = Type.Object({ overrides: Type.Array(OverrideResource), pagination: Pagination });
+export const OverrideList = Type.Object(
+  { overrides: Type.Array(OverrideResource), pagination: Pagination },
+  { title: 'OverrideList' },
+);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TransactionReadService } from '../../domain/transactions/transaction-reads.js';
-import { errorResponses } from '../schemas/common.js';
+import { described, errorResponses } from '../schemas/common.js';
 import { strictValidatorCompiler } from '../validator.js';
 import {
   TransactionDetail,
@@ -24,10 +24,14 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<{ transactions: Transa
     '/api/transactions',
     {
       schema: {
+        operationId: 'listTransactions',
         tags: ['transactions'],
         summary: 'List transactions, newest first, optionally of one vault and one status',
         querystring: TransactionListQuery,
-        response: { 200: TransactionList, ...errorResponses(404) },
+        response: {
+          200: described(TransactionList, 'A page of transactions, newest first'),
+          ...errorResponses(404),
+        },
       },
     },
     async (request, reply) => {
@@ -47,11 +51,15 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<{ transactions: Transa
     '/api/transactions/:signature',
     {
       schema: {
+        operationId: 'getTransaction',
         tags: ['transactions'],
         summary: 'One transfer by transaction signature (?index=N picks another transfer of it)',
         params: TransactionParams,
         querystring: TransactionDetailQuery,
-        response: { 200: TransactionDetail, ...errorResponses(404) },
+        response: {
+          200: described(TransactionDetail, 'The transaction, with its explorer link'),
+          ...errorResponses(404),
+        },
       },
     },
     async (request, reply) => {

@@ -27,7 +27,10 @@ export const TransactionDetailQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const TransactionList = Type.Object({
-  transactions: Type.Array(TransactionResource),
-  pagination: Pagination,
-});
+export const TransactionList = Type.Object(
+  {
+    transactions: Type.Array(TransactionResource),
+    pagination: Pagination,
+  },
+  { title: 'TransactionList' },
+);

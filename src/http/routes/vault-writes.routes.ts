@@ -2,7 +2,7 @@
 // address or its record uuid, the same parameter as the read) renames and builds updates.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { VaultWriteService } from '../../domain/vaults/vault-writes.js';
-import { errorResponses } from '../schemas/common.js';
+import { described, errorResponses } from '../schemas/common.js';
 import { strictValidatorCompiler } from '../validator.js';
 import {
   CreateVaultBody,
@@ -23,10 +23,17 @@ export const vaultWriteRoutes: FastifyPluginAsyncTypebox<{ vaultWrites: VaultWri
     {
       config: { auth: 'required', rateLimitCategory: 'write' },
       schema: {
+        operationId: 'createVault',
         tags: ['vaults'],
         summary: 'Build the unsigned transaction that creates a vault owned by the signer',
         body: CreateVaultBody,
-        response: { 201: CreateVaultResponse, ...errorResponses(401, 503) },
+        response: {
+          201: described(
+            CreateVaultResponse,
+            'The unsigned initialize_vault transaction for the signer, and the vault it will create',
+          ),
+          ...errorResponses(401, 503),
+        },
       },
     },
     async (request, reply) => {
@@ -40,11 +47,18 @@ export const vaultWriteRoutes: FastifyPluginAsyncTypebox<{ vaultWrites: VaultWri
     {
       config: { auth: 'required', rateLimitCategory: 'write' },
       schema: {
+        operationId: 'updateVault',
         tags: ['vaults'],
         summary: 'Rename a vault at once and build the transaction for its on-chain changes (owner only)',
         params: UpdateVaultParams,
         body: UpdateVaultBody,
-        response: { 200: UpdateVaultResponse, ...errorResponses(401, 403, 404, 503) },
+        response: {
+          200: described(
+            UpdateVaultResponse,
+            'The vault as it will be, and the unsigned transaction for the chain-backed changes (null when only the name changed)',
+          ),
+          ...errorResponses(401, 403, 404, 503),
+        },
       },
     },
     async (request) => vaultWrites.updateVault(request.wallet!, request.params.address, request.body),

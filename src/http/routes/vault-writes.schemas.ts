@@ -13,27 +13,30 @@ export const CreateVaultBody = Type.Object(
     agentSigner: Address('the agent key allowed to spend within the policy'),
     dailyLimit: LamportsInput(),
   },
-  { additionalProperties: false },
+  { title: 'CreateVaultRequest', additionalProperties: false },
 );
 
-export const CreateVaultResponse = Type.Object({
-  vault: Type.Object({
-    address: Address('the vault address (VaultConfig PDA) the transaction creates'),
-    depositAddress: Address('the vault-authority PDA that will hold the SOL'),
-    authority: Address('the owner: the signer of this request'),
-    agentSigner: Address(),
-    dailyLimit: Type.String({ pattern: '^[0-9]+$', description: 'lamports' }),
-    name: Type.String(),
-    nonce: Type.String({
-      pattern: '^[0-9]+$',
-      description: 'the vault nonce (u64) seeding the vault address',
+export const CreateVaultResponse = Type.Object(
+  {
+    vault: Type.Object({
+      address: Address('the vault address (VaultConfig PDA) the transaction creates'),
+      depositAddress: Address('the vault-authority PDA that will hold the SOL'),
+      authority: Address('the owner: the signer of this request'),
+      agentSigner: Address(),
+      dailyLimit: Type.String({ pattern: '^[0-9]+$', description: 'lamports' }),
+      name: Type.String(),
+      nonce: Type.String({
+        pattern: '^[0-9]+$',
+        description: 'the vault nonce (u64) seeding the vault address',
+      }),
     }),
-  }),
-  transaction: UnsignedTransaction(
-    'unsigned initialize_vault transaction, wire format, base64; fee payer = the signer',
-  ),
-  message: Type.String(),
-});
+    transaction: UnsignedTransaction(
+      'unsigned initialize_vault transaction, wire format, base64; fee payer = the signer',
+    ),
+    message: Type.String(),
+  },
+  { title: 'VaultBuild' },
+);
 
 /** The same `address` path parameter as the vault read, so `/api/vaults/{address}` has one name. */
 export { VaultParams as UpdateVaultParams } from './vaults.schemas.js';
@@ -54,14 +57,22 @@ export const UpdateVaultBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false, minProperties: 1, description: 'at least one field' },
+  {
+    title: 'UpdateVaultRequest',
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'at least one field',
+  },
 );
 
-export const UpdateVaultResponse = Type.Object({
-  vault: VaultDetail,
-  transaction: NullableString({
-    description:
-      'unsigned transaction with the on-chain changes, wire format, base64; null when only the name changed',
-  }),
-  message: Type.String(),
-});
+export const UpdateVaultResponse = Type.Object(
+  {
+    vault: VaultDetail,
+    transaction: NullableString({
+      description:
+        'unsigned transaction with the on-chain changes, wire format, base64; null when only the name changed',
+    }),
+    message: Type.String(),
+  },
+  { title: 'VaultUpdate' },
+);

@@ -1,7 +1,7 @@
 // Public vault reads. POST/PATCH live in vault-writes.routes.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { VaultReadService } from '../../domain/vaults/vault-reads.js';
-import { errorResponses } from '../schemas/common.js';
+import { described, errorResponses } from '../schemas/common.js';
 import { strictValidatorCompiler } from '../validator.js';
 import { VaultDetail, VaultList, VaultListQuery, VaultParams } from './vaults.schemas.js';
 
@@ -19,10 +19,11 @@ export const vaultRoutes: FastifyPluginAsyncTypebox<{ vaults: VaultReadService }
     '/api/vaults',
     {
       schema: {
+        operationId: 'listVaults',
         tags: ['vaults'],
         summary: 'List vaults, newest first, optionally of one owner',
         querystring: VaultListQuery,
-        response: { 200: VaultList, ...errorResponses() },
+        response: { 200: described(VaultList, 'A page of vaults, newest first'), ...errorResponses() },
       },
     },
     async (request, reply) => {
@@ -35,10 +36,14 @@ export const vaultRoutes: FastifyPluginAsyncTypebox<{ vaults: VaultReadService }
     '/api/vaults/:address',
     {
       schema: {
+        operationId: 'getVault',
         tags: ['vaults'],
         summary: 'One vault by address or record uuid, with its policy and stats',
         params: VaultParams,
-        response: { 200: VaultDetail, ...errorResponses(404) },
+        response: {
+          200: described(VaultDetail, 'The vault with its deposit address, whitelist, tier and stats'),
+          ...errorResponses(404),
+        },
       },
     },
     async (request, reply) => {

@@ -28,4 +28,7 @@ export const VaultParams = Type.Object({
   }),
 });
 
-export const VaultList = Type.Object({ vaults: Type.Array(VaultListItem), pagination: Pagination });
+export const VaultList = Type.Object(
+  { vaults: Type.Array(VaultListItem), pagination: Pagination },
+  { title: 'VaultList' },
+);

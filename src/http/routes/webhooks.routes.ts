@@ -1,7 +1,7 @@
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { DeliveryService } from '../../domain/webhooks/delivery-service.js';
 import type { WebhookService } from '../../domain/webhooks/webhook-service.js';
-import { errorResponses } from '../schemas/common.js';
+import { described, errorResponses } from '../schemas/common.js';
 import { webhookConfirmationRoutes } from './webhook-confirmation.routes.js';
 import {
   CreateWebhookBody,
@@ -43,10 +43,14 @@ const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookSe
     {
       ...protectedRoute,
       schema: {
+        operationId: 'createWebhook',
         tags,
         summary: 'Subscribe a URL (or mailto:) to events; answers the signing secret once',
         body: CreateWebhookBody,
-        response: { 201: WebhookWithSecret, ...errorResponses(401, 403, 404, 429) },
+        response: {
+          201: described(WebhookWithSecret, 'The subscription and its signing secret (shown only here)'),
+          ...errorResponses(401, 403, 404, 429),
+        },
       },
     },
     async (request, reply) =>
@@ -58,10 +62,14 @@ const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookSe
     {
       ...protectedRoute,
       schema: {
+        operationId: 'listWebhooks',
         tags,
         summary: "The signer's webhook subscriptions",
         querystring: WebhooksQuery,
-        response: { 200: WebhookList, ...errorResponses(401) },
+        response: {
+          200: described(WebhookList, "A page of the signer's subscriptions"),
+          ...errorResponses(401),
+        },
       },
     },
     async (request) => webhooks.listWebhooks(request.wallet!, request.query),
@@ -72,25 +80,38 @@ const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookSe
     {
       ...protectedRoute,
       schema: {
+        operationId: 'getWebhook',
         tags,
         summary: 'One subscription (owner only)',
         params: WebhookIdParams,
-        response: { 200: Webhook, ...errorResponses(401, 403, 404) },
+        response: { 200: described(Webhook, 'The subscription'), ...errorResponses(401, 403, 404) },
       },
     },
     async (request) => webhooks.getWebhook(request.wallet!, request.params.id),
   );
 
+  await app.register(webhookChangeRoutes, { webhooks });
+};
+
+/** Change, delete a subscription and rotate its secret (owner only). */
+const webhookChangeRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService }> = async (
+  app,
+  { webhooks },
+) => {
   app.patch(
     '/api/webhooks/:id',
     {
       ...protectedRoute,
       schema: {
+        operationId: 'updateWebhook',
         tags,
         summary: 'Change url or events, or disable / re-enable a subscription (owner only)',
         params: WebhookIdParams,
         body: UpdateWebhookBody,
-        response: { 200: Webhook, ...errorResponses(401, 403, 404, 429) },
+        response: {
+          200: described(Webhook, 'The subscription as changed'),
+          ...errorResponses(401, 403, 404, 429),
+        },
       },
     },
     async (request) => webhooks.updateWebhook(request.wallet!, request.params.id, request.body),
@@ -101,6 +122,7 @@ const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookSe
     {
       ...protectedRoute,
       schema: {
+        operationId: 'deleteWebhook',
         tags,
         summary: 'Delete a subscription and its delivery history (owner only)',
         params: WebhookIdParams,
@@ -118,10 +140,14 @@ const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookSe
     {
       ...protectedRoute,
       schema: {
+        operationId: 'rotateWebhookSecret',
         tags,
         summary: 'New signing secret (shown once); the old one keeps signing alongside it for 24 h',
         params: WebhookIdParams,
-        response: { 200: WebhookWithSecret, ...errorResponses(401, 403, 404) },
+        response: {
+          200: described(WebhookWithSecret, 'The subscription and its new signing secret (shown only here)'),
+          ...errorResponses(401, 403, 404),
+        },
       },
     },
     async (request) => webhooks.rotateSecret(request.wallet!, request.params.id),
@@ -138,10 +164,14 @@ const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliverySer
     {
       ...protectedRoute,
       schema: {
+        operationId: 'testWebhook',
         tags,
         summary: 'Send a webhook.test event to the subscription',
         params: WebhookIdParams,
-        response: { 202: Delivery, ...errorResponses(401, 403, 404, 409) },
+        response: {
+          202: described(Delivery, 'The webhook.test delivery, queued'),
+          ...errorResponses(401, 403, 404, 409),
+        },
       },
     },
     async (request, reply) =>
@@ -153,11 +183,15 @@ const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliverySer
     {
       ...protectedRoute,
       schema: {
+        operationId: 'listDeliveries',
         tags,
         summary: 'Deliveries of a subscription, newest first, with every attempt',
         params: WebhookIdParams,
         querystring: DeliveriesQuery,
-        response: { 200: DeliveryList, ...errorResponses(401, 403, 404) },
+        response: {
+          200: described(DeliveryList, 'A page of deliveries, newest first, with every attempt'),
+          ...errorResponses(401, 403, 404),
+        },
       },
     },
     async (request) => deliveries.listDeliveries(request.wallet!, request.params.id, request.query),
@@ -168,10 +202,14 @@ const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliverySer
     {
       ...protectedRoute,
       schema: {
+        operationId: 'retryDelivery',
         tags,
         summary: 'Send a delivery again now',
         params: DeliveryIdParams,
-        response: { 202: Delivery, ...errorResponses(401, 403, 404, 409) },
+        response: {
+          202: described(Delivery, 'The delivery, due now (one being sent at this moment is left to finish)'),
+          ...errorResponses(401, 403, 404, 409),
+        },
       },
     },
     async (request, reply) =>
@@ -184,11 +222,15 @@ const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliverySer
     {
       ...protectedRoute,
       schema: {
+        operationId: 'recoverDeliveries',
         tags,
         summary: 'Send again now every delivery created since a time whose last attempt failed',
         params: WebhookIdParams,
         body: RecoverBody,
-        response: { 202: Recovered, ...errorResponses(401, 403, 404, 409, 429) },
+        response: {
+          202: described(Recovered, 'How many deliveries were queued to be sent again now'),
+          ...errorResponses(401, 403, 404, 409, 429),
+        },
       },
     },
     async (request, reply) =>

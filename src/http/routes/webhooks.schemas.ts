@@ -47,7 +47,7 @@ export const CreateWebhookBody = Type.Object(
     events: Events,
     vault: Type.Optional(Address('vault address; omitted = every vault the signer owns, now and later')),
   },
-  { additionalProperties: false },
+  { title: 'CreateWebhookRequest', additionalProperties: false },
 );
 
 export const UpdateWebhookBody = Type.Object(
@@ -56,10 +56,13 @@ export const UpdateWebhookBody = Type.Object(
     events: Type.Optional(Events),
     active: Type.Optional(Type.Boolean({ description: 'true re-enables a disabled subscription' })),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { title: 'UpdateWebhookRequest', additionalProperties: false, minProperties: 1 },
 );
 
-export const WebhookList = Type.Object({ webhooks: Type.Array(Webhook), pagination: Pagination });
+export const WebhookList = Type.Object(
+  { webhooks: Type.Array(Webhook), pagination: Pagination },
+  { title: 'WebhookList' },
+);
 
 const DeliveryFilter = StringEnum(DELIVERY_FILTERS, {
   description:
@@ -73,7 +76,10 @@ export const DeliveriesQuery = Type.Object(
 
 export const WebhooksQuery = Type.Object(Page, { additionalProperties: false });
 
-export const DeliveryList = Type.Object({ deliveries: Type.Array(Delivery), pagination: Pagination });
+export const DeliveryList = Type.Object(
+  { deliveries: Type.Array(Delivery), pagination: Pagination },
+  { title: 'DeliveryList' },
+);
 
 export const RecoverBody = Type.Object(
   {
@@ -83,9 +89,15 @@ export const RecoverBody = Type.Object(
       description: `ISO 8601 date or date-time, at most ${RECOVER_MAX_DAYS} days back: deliveries created since then are re-sent`,
     }),
   },
-  { additionalProperties: false },
+  { title: 'RecoverRequest', additionalProperties: false },
 );
 
-export const Recovered = Type.Object({
-  requeued: Type.Integer({ minimum: 0, description: 'how many deliveries were queued to be sent again now' }),
-});
+export const Recovered = Type.Object(
+  {
+    requeued: Type.Integer({
+      minimum: 0,
+      description: 'how many deliveries were queued to be sent again now',
+    }),
+  },
+  { title: 'RecoverResult' },
+);

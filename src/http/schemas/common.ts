@@ -41,3 +41,9 @@ export function errorResponses(...statuses: number[]) {
     [...new Set([400, 500, ...statuses])].map((s) => [s, { $ref: 'ErrorEnvelope#' }]),
   );
 }
+
+/** A response schema with what it means for this operation (the OpenAPI document's response description). */
+export const described = <T extends object>(schema: T, description: string): T => ({
+  ...schema,
+  description,
+});

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import type { Address } from '@solana/kit';
+import { type Address, getBase58Decoder } from '@solana/kit';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Cache } from '../../src/cache/cache.js';
@@ -14,6 +15,7 @@ import {
   type FakeValidator,
   startFakeValidator,
 } from '../support/fake-validator/index.js';
+import { rpcCall } from '../support/json-rpc.js';
 import { waitFor } from '../support/wait.js';
 import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
@@ -326,5 +328,78 @@ describe('approve: compute budget and priority fee', () => {
         await other.app.close();
       }
     }
+  });
+});
+
+/** Signs the unsigned transaction as the owner and sends it; the signature. */
+async function signAndSend(owner: TestWallet, transaction: string, skipPreflight = false): Promise<string> {
+  const wire = Buffer.from(transaction, 'base64');
+  wire.set(owner.sign(decodeTransactionBase64(transaction).messageBytes), 1);
+  return rpcCall<string>(fake.rpcUrl, 'sendTransaction', [
+    wire.toString('base64'),
+    { encoding: 'base64', skipPreflight },
+  ]);
+}
+
+const confirm = (r: Request, signature: string, account = r.owner.address) =>
+  app.inject({ method: 'POST', url: `${r.url}/approve/confirm`, payload: { account, signature } });
+
+describe('approve confirmation (Actions chaining: links.next)', () => {
+  test('approve names the confirm URL; the sent signature answers a completed Action naming amount, destination and signature', async () => {
+    const r = await seed();
+    const res = await approve(r);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json().links, {
+      next: { type: 'post', href: `${BASE_URL}${r.url}/approve/confirm` },
+    });
+    const signature = await signAndSend(r.owner, res.json().transaction);
+    const done = await confirm(r, signature);
+    assert.equal(done.statusCode, 200, done.body);
+    assert.equal(done.headers['x-action-version'], '2.4');
+    assert.equal(done.headers['access-control-allow-origin'], '*');
+    assert.deepEqual(done.json(), {
+      type: 'completed',
+      icon: `${BASE_URL}/api/actions/icon.svg`,
+      title: 'Override Approved',
+      label: 'Approved',
+      description: `Vault "Ops" sent 2 SOL (2000000000 lamports) to ${r.destination}: you approved override ${r.nonce} in transaction ${signature}.`,
+    });
+  });
+
+  test('a transaction that failed on-chain is 422 naming the error', async () => {
+    const r = await seed();
+    const built = (await approve(r)).json().transaction;
+    await fake.pause(r.vault);
+    const signature = await signAndSend(r.owner, built, true);
+    const res = await confirm(r, signature);
+    assert.equal(res.statusCode, 422, res.body);
+    assert.equal(res.json().code, 'TRANSACTION_FAILED');
+    assert.equal(
+      res.json().message,
+      'The approval transaction failed on-chain. The vault is paused, so it sends nothing; resume it before approving this transfer (VaultPaused: Vault is paused).',
+    );
+    assert.deepEqual(res.json().details.programError, { code: 12002, name: 'VaultPaused' });
+  });
+
+  test("another request's approval, or another wallet's transaction, is 422 TRANSACTION_MISMATCH", async () => {
+    const [r, other] = [await seed(), await seed()];
+    const signature = await signAndSend(other.owner, (await approve(other)).json().transaction);
+    const res = await confirm(r, signature);
+    assert.equal(res.statusCode, 422, res.body);
+    assert.equal(res.json().code, 'TRANSACTION_MISMATCH');
+    assert.match(res.json().message, /does not approve this transfer/);
+    const airdrop = await fake.airdrop(r.owner.address as Address, 1n);
+    assert.equal((await confirm(r, airdrop.signature)).json().code, 'TRANSACTION_MISMATCH');
+  });
+
+  test('a signature the cluster never shows is 404 after waiting 10 s; a malformed one 400', async () => {
+    const r = await seed();
+    const unknown = getBase58Decoder().decode(randomBytes(64));
+    const res = await confirm(r, unknown);
+    assert.equal(res.statusCode, 404, res.body);
+    assert.equal(res.json().code, 'TRANSACTION_NOT_FOUND');
+    assert.match(res.json().message, /did not appear on the network within 10 s/);
+    const bad = await confirm(r, 'not-a-signature');
+    assert.equal(bad.statusCode, 400, bad.body);
   });
 });

@@ -13,6 +13,7 @@ import {
   ActionsJson,
   actionErrors,
   CompletedAction,
+  ConfirmApproveBody,
   ConfirmRejectBody,
   RejectResponse,
   TransactionResponse,
@@ -118,23 +119,7 @@ const actionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = asyn
     async (request) => actions.getAction(addressOf(request)),
   );
 
-  app.post(
-    '/:vault/:nonce/approve',
-    {
-      config: { ...ACTION, auth: 'optional', apiKeys: false },
-      schema: {
-        tags: TAGS,
-        summary: 'Transaction that approves the override and executes its transfer (signed by the authority)',
-        description:
-          'Wallet-auth headers are optional (wallets send only `account`); when present they must name `account`.',
-        params: ActionParams,
-        querystring: ActionQuery,
-        body: ActionPostBody,
-        response: { 200: TransactionResponse, ...actionErrors(401, 403, 409, 503) },
-      },
-    },
-    async (request) => actions.approve(addressOf(request), decision(request)),
-  );
+  registerApproveRoutes(app, actions);
 
   app.post(
     '/:vault/:nonce/reject',
@@ -168,6 +153,51 @@ const actionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = asyn
     async (request) => actions.confirmReject(addressOf(request), request.body),
   );
 };
+
+/** Approve and its confirmation (Actions chaining: links.next). */
+function registerApproveRoutes(app: Parameters<FastifyPluginAsyncTypebox>[0], actions: ActionService): void {
+  app.post(
+    '/:vault/:nonce/approve',
+    {
+      config: { ...ACTION, auth: 'optional', apiKeys: false },
+      schema: {
+        tags: TAGS,
+        summary: 'Transaction that approves the override and executes its transfer (signed by the authority)',
+        description:
+          'Wallet-auth headers are optional (wallets send only `account`); when present they must name `account`.',
+        params: ActionParams,
+        querystring: ActionQuery,
+        body: ActionPostBody,
+        response: { 200: TransactionResponse, ...actionErrors(401, 403, 409, 422, 503) },
+      },
+    },
+    async (request) => actions.approve(addressOf(request), decision(request)),
+  );
+
+  app.post(
+    '/:vault/:nonce/approve/confirm',
+    {
+      config: ACTION,
+      schema: {
+        tags: TAGS,
+        operationId: 'confirmOverrideApproval',
+        summary:
+          'Action chaining after approve: the sent signature, read from the cluster → a completed Action',
+        description:
+          "Waits up to 10 s for the signature at `confirmed`. 422 TRANSACTION_FAILED when it failed on-chain, 422 TRANSACTION_MISMATCH when it is not this request's approval, 404 TRANSACTION_NOT_FOUND when it never appears.",
+        params: ActionParams,
+        querystring: ActionQuery,
+        body: ConfirmApproveBody,
+        response: { 200: CompletedAction, ...actionErrors(422, 503) },
+      },
+    },
+    async (request) =>
+      actions.confirmApprove(addressOf(request), {
+        account: request.body.account,
+        signature: request.body.signature,
+      }),
+  );
+}
 
 function addressOf(request: {
   params: { vault: string; nonce: string };

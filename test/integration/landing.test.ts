@@ -403,3 +403,75 @@ describe('approve confirmation (Actions chaining: links.next)', () => {
     assert.equal(bad.statusCode, 400, bad.body);
   });
 });
+
+const preview = (r: Request, account = r.owner.address) =>
+  app.inject(`/api/overrides/${r.vault}/${r.nonce}/preview?account=${account}`);
+
+describe('GET /api/overrides/:vault/:nonce/preview', () => {
+  test('shows what the owner signs, and execution then does exactly that to every balance', async () => {
+    const r = await seed();
+    fake.setPrioritizationFees([1_000, 2_000, 3_000, 4_000], [r.vault]);
+    const res = await preview(r);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.headers['cache-control'], 'no-store');
+    const p = res.json();
+    assert.deepEqual(p.instructions, [
+      'SetComputeUnitLimit',
+      'SetComputeUnitPrice',
+      'create_override',
+      'approve_override',
+      'execute_approved_override',
+    ]);
+    assert.equal(p.simulationError, null);
+    assert.equal(p.networkFeeLamports, '5000');
+    assert.equal(p.priorityFeeLamports, String((3_000n * BigInt(p.computeUnits) + 999_999n) / 1_000_000n));
+    assert.deepEqual(
+      p.balanceChanges.map((b: { role: string; address: string }) => [b.role, b.address]),
+      [
+        ['payer', r.owner.address],
+        ['vault', r.depositAddress],
+        ['destination', r.destination],
+        ['treasury', fake.treasury],
+      ],
+    );
+    const delta = Object.fromEntries(
+      p.balanceChanges.map((b: { role: string; delta: string }) => [b.role, BigInt(b.delta)]),
+    );
+    const protocolFee = (2n * SOL * 5n) / 10_000n;
+    assert.equal(delta.destination, 2n * SOL);
+    assert.equal(delta.vault, -(2n * SOL) - protocolFee);
+    assert.equal(delta.treasury, protocolFee);
+    assert.equal(
+      delta.payer,
+      -(5_000n + BigInt(p.priorityFeeLamports) + 1_802_640n),
+      'fees and the override rent',
+    );
+
+    const built = await approve(r);
+    assert.equal(budgetOf(built.json().transaction).units, p.computeUnits);
+    await signAndSend(r.owner, built.json().transaction);
+    for (const b of p.balanceChanges)
+      assert.equal(fake.balance(b.address), BigInt(b.after), `${b.role} after`);
+  });
+
+  test('a failing simulation is a 200 with the error in words and no balance changes', async () => {
+    const r = await seed({ amount: 5n * SOL, deposit: SOL });
+    const res = await preview(r);
+    assert.equal(res.statusCode, 200, res.body);
+    const p = res.json();
+    assert.deepEqual(p.simulationError, {
+      message:
+        'The vault holds 1 SOL and this transfer needs 5.0025 SOL (5 SOL plus the 0.0025 SOL protocol fee); deposit more before approving (InsufficientFunds: Insufficient funds in vault).',
+      programError: { code: 12008, name: 'InsufficientFunds' },
+      runtimeError: null,
+    });
+    assert.deepEqual(p.balanceChanges, []);
+    assert.equal(p.computeUnits, null);
+  });
+
+  test('only for the vault authority (403), and 400 without an account', async () => {
+    const r = await seed();
+    assert.equal((await preview(r, createTestWallet().address)).statusCode, 403);
+    assert.equal((await app.inject(`/api/overrides/${r.vault}/${r.nonce}/preview`)).statusCode, 400);
+  });
+});

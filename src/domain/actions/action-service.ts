@@ -40,6 +40,7 @@ import type {
   TransactionResponse,
 } from './action-types.js';
 import { confirmApproval } from './approve-confirmation.js';
+import { type TransactionPreview, toPreview } from './approve-preview.js';
 import { type ApprovalChain, type ApprovalRpc, createApprovalBuilder } from './approve-transaction.js';
 import { createBlinkViewCounter } from './blink-views.js';
 import { createBlockchainIdSource } from './blockchain-id.js';
@@ -111,6 +112,8 @@ export function createActionService(deps: ActionServiceDeps) {
     getAction: (address: ActionAddress) => getAction(ctx, address),
     /** Builds the approving transaction from the chain's current state; stores nothing. */
     approve: (address: ActionAddress, input: DecisionInput) => approve(ctx, address, input),
+    /** What the owner would sign: the approve transaction for `account`, simulated (DECISIONS-style preview). */
+    previewApprove: (at: ActionAddress, account: string) => previewApprove(ctx, at, account),
     /** Action chaining: the signature the wallet sent, read from the cluster → a completed Action. */
     confirmApprove: (address: ActionAddress, input: { account: string; signature: string }) =>
       confirmApprove(ctx, address, input),
@@ -210,15 +213,7 @@ async function approve(
   const now = ctx.deps.clock.now();
   assertDecider(target, input);
   assertDecidable(target, now, { approving: true });
-  const { transaction } = await ctx.approvals.buildApproveTransaction({
-    vault: target.vault.address,
-    authority: target.vault.authority,
-    depositAddress: target.vault.depositAddress,
-    chainNonce: target.override.chainNonce,
-    destination: target.override.destination,
-    amount: target.override.amount,
-    reason: target.reason,
-  });
+  const { transaction } = await ctx.approvals.buildApproveTransaction(approvalInput(target));
   ctx.deps.metrics.blinkActions.inc({ action: 'approve' });
   return {
     type: 'transaction',
@@ -226,6 +221,18 @@ async function approve(
     message: APPROVED_MESSAGE,
     links: { next: { type: 'post', href: blinkUrlOf(ctx, target, '/approve/confirm') } },
   };
+}
+
+async function previewApprove(
+  ctx: ActionContext,
+  at: ActionAddress,
+  account: string,
+): Promise<TransactionPreview> {
+  const target = await load(ctx, at);
+  assertDecider(target, { account, wallet: null });
+  assertDecidable(target, ctx.deps.clock.now(), { approving: true });
+  const { outcome, roles } = await ctx.approvals.previewApproveTransaction(approvalInput(target));
+  return toPreview(outcome, roles);
 }
 
 async function confirmApprove(
@@ -263,6 +270,18 @@ async function confirmApprove(
     title: 'Override Approved',
     label: 'Approved',
     description: describeApproved(factsOf(target), input.signature),
+  };
+}
+
+function approvalInput(target: ActionOverride) {
+  return {
+    vault: target.vault.address,
+    authority: target.vault.authority,
+    depositAddress: target.vault.depositAddress,
+    chainNonce: target.override.chainNonce,
+    destination: target.override.destination,
+    amount: target.override.amount,
+    reason: target.reason,
   };
 }
 

@@ -1,4 +1,4 @@
-// Blink (Solana Actions) benchmark: GET metadata, POST approve (2 RPC reads + transaction build) and
+// Blink (Solana Actions) benchmark: GET metadata, POST approve (reads, simulation, budget and price) and
 // POST reject (sign-message request: a nonce row) against an in-process API on loopback.
 //   npx tsx bench/actions.bench.ts [--duration 5] [--connections 20] [--postgres]
 // --postgres uses DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) for a fresh database;
@@ -52,6 +52,9 @@ const created = await fake.createVault({
   dailyLimit: SOL,
   name: 'Bench',
 });
+// Funded, so that every approve simulates successfully (a failing one is never handed out).
+await fake.deposit(created.vault, 1_000n * SOL);
+await fake.airdrop(owner.address as Address, 10n * SOL);
 const vault = await createVault(storage.storage.db, {
   authority: owner.address,
   vaultNonce: created.nonce,
@@ -65,7 +68,14 @@ for (let i = 0; i < OVERRIDES; i++) {
     amount: 2n * SOL,
     reason: 'not_whitelisted',
   });
-  await createOverride(storage.storage.db, { vault, nonce: blocked.overrideNonce!, destination });
+  // Created on chain at once, so the next block announces the next nonce (one request per nonce).
+  await fake.createOverride(created.vault, { destination, amount: 2n * SOL, nonce: blocked.overrideNonce! });
+  await createOverride(storage.storage.db, {
+    vault,
+    nonce: blocked.overrideNonce!,
+    chainNonce: blocked.overrideNonce!,
+    destination,
+  });
   paths.push(`/api/actions/${vault.address}/${blocked.overrideNonce}`);
 }
 

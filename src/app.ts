@@ -27,6 +27,7 @@ import { healthRoutes } from './http/routes/health.routes.js';
 import { liveFeedRoutes } from './http/routes/live-feed.routes.js';
 import { metricsRoutes } from './http/routes/metrics.routes.js';
 import { overrideRoutes } from './http/routes/overrides.routes.js';
+import { TransactionPreview } from './http/routes/overrides.schemas.js';
 import { pagesRoutes } from './http/routes/pages.routes.js';
 import { probeRoutes } from './http/routes/probes.routes.js';
 import { transactionRoutes } from './http/routes/transactions.routes.js';
@@ -81,6 +82,7 @@ export async function buildApp(
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.addSchema(ErrorEnvelope);
   app.addSchema(ApiKey);
+  app.addSchema(TransactionPreview);
   registerJsonBodies(app);
   registerErrorHandling(app);
   registerRequestAccounting(app, deps);
@@ -145,7 +147,7 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Ser
   await app.register(vaultWriteRoutes, { vaultWrites: services.vaultWrites });
   await app.register(authRoutes);
   await app.register(transactionRoutes, { transactions: services.transactions });
-  await app.register(overrideRoutes, { overrides: services.overrides });
+  await app.register(overrideRoutes, { overrides: services.overrides, actions: services.actions });
   await app.register(analyticsRoutes, { analytics: services.analytics });
   await app.register(webhookRoutes, { webhooks: services.webhooks, deliveries: services.deliveries });
   await app.register(apiKeyRoutes, { apiKeys: services.apiKeys });

@@ -25,7 +25,28 @@ describe('loadConfig', () => {
     assert.equal(config.smtpUrl, null);
     assert.equal(config.logLevel, 'info');
     assert.deepEqual(config.backfill, { mode: 'all' });
+    assert.deepEqual(config.priorityFee, { mode: { kind: 'auto' }, percentile: 75, maxLamports: 1_000_000n });
     assert.ok(Object.isFrozen(config));
+  });
+
+  test('PRIORITY_FEE is auto, off or a fixed micro-lamport price; percentile and cap are bounded', () => {
+    assert.deepEqual(loadConfig({ PRIORITY_FEE: 'off' }).priorityFee.mode, { kind: 'off' });
+    assert.deepEqual(loadConfig({ PRIORITY_FEE: 'AUTO' }).priorityFee.mode, { kind: 'auto' });
+    assert.deepEqual(loadConfig({ PRIORITY_FEE: '2500' }).priorityFee.mode, {
+      kind: 'fixed',
+      microLamports: 2500n,
+    });
+    const set = loadConfig({ PRIORITY_FEE_PERCENTILE: '50', PRIORITY_FEE_MAX_LAMPORTS: '0' }).priorityFee;
+    assert.equal(set.percentile, 50);
+    assert.equal(set.maxLamports, 0n);
+    for (const env of [
+      { PRIORITY_FEE: 'fast' },
+      { PRIORITY_FEE: '-1' },
+      { PRIORITY_FEE_PERCENTILE: '0' },
+      { PRIORITY_FEE_PERCENTILE: '101' },
+    ]) {
+      assert.throws(() => loadConfig(env), ConfigError, JSON.stringify(env));
+    }
   });
 
   test('reads each variable', () => {
@@ -110,6 +131,9 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'loud',
       BACKFILL: 'some',
       SMTP_URL: 'ftp://mail',
+      PRIORITY_FEE: 'fast',
+      PRIORITY_FEE_PERCENTILE: '0',
+      PRIORITY_FEE_MAX_LAMPORTS: 'lots',
     };
     assert.throws(
       () => loadConfig(bad),

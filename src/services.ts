@@ -72,13 +72,14 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
     mailer: deps.confirmationMailer,
     publicBaseUrl: config.publicBaseUrl,
   });
+  const landingChain = createLandingChain(deps.rpc, programId);
   const landing = createTransactionLanding({
-    chain: createLandingChain(deps.rpc, programId),
+    chain: landingChain,
     settings: config.priorityFee,
     clock,
     logger: deps.logger,
   });
-  const actions = createActionService({ ...deps, chain: approvalChain, landing });
+  const actions = createActionService({ ...deps, chain: approvalChain, landing, landingChain });
   const liveFeed = createLiveFeed({ storage });
   deps.metrics.inProcessSizes.set('cache_entries', () => deps.cache.localEntries());
   deps.metrics.inProcessSizes.set('live_feed_listeners', liveFeed.listenerCount);

@@ -1,11 +1,18 @@
 // The landing port (domain/landing/landing-port.ts) over the Solana RPC: blockhash, recent
 // prioritization fees, balances and simulateTransaction; the wire codecs; the program's errors.
-import { type Address, address, type Instruction, isWritableRole } from '@solana/kit';
-import type { LandingChain, ProgramErrorInfo } from '../domain/landing/landing-port.js';
+import {
+  AccountRole,
+  type Address,
+  address,
+  type Instruction,
+  isWritableRole,
+  type Signature,
+} from '@solana/kit';
+import type { ApprovedTransfer, LandingChain, ProgramErrorInfo } from '../domain/landing/landing-port.js';
 import { decodeInstruction } from './instruction-codecs.js';
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS, PROGRAM_ERRORS, SYSTEM_PROGRAM_ADDRESS } from './program.js';
 import type { SolanaRpc } from './rpc.js';
-import { buildUnsignedTransaction } from './solana-transactions.js';
+import { buildUnsignedTransaction, decodeTransactionBytes } from './solana-transactions.js';
 
 /** The Anchor framework's errors a vault program instruction can fail with (anchor-lang's ErrorCode). */
 const ANCHOR_ERRORS: readonly ProgramErrorInfo[] = [
@@ -40,6 +47,7 @@ const BUILTIN_NAMES: Record<string, Record<number, string>> = {
 
 export function createLandingChain(rpc: SolanaRpc, programId: Address): LandingChain {
   return {
+    getTransaction: (signature, signal) => readRecordedTransaction(rpc, signature, signal),
     async getLatestBlockhash(signal) {
       return (await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send({ abortSignal: signal })).value;
     },
@@ -93,6 +101,7 @@ export function createLandingChain(rpc: SolanaRpc, programId: Address): LandingC
       }
       return [...writable];
     },
+    findApprovedTransfers: (instructions) => findApprovedTransfers(instructions, programId),
     nameInstructions: (instructions) => instructions.map((ix) => nameInstruction(ix, programId)),
     findProgramError(program, code) {
       if (program !== programId) return null;
@@ -105,4 +114,55 @@ function nameInstruction(ix: Instruction, programId: Address): string {
   const data = ix.data ?? new Uint8Array();
   if (ix.programAddress === programId) return decodeInstruction(data)?.name ?? 'unknown';
   return BUILTIN_NAMES[ix.programAddress]?.[data[0] ?? -1] ?? 'unknown';
+}
+
+function roleOf(meta: { isSigner: boolean; isWritable: boolean }): AccountRole {
+  if (meta.isSigner) return meta.isWritable ? AccountRole.WRITABLE_SIGNER : AccountRole.READONLY_SIGNER;
+  return meta.isWritable ? AccountRole.WRITABLE : AccountRole.READONLY;
+}
+
+async function readRecordedTransaction(rpc: SolanaRpc, signature: string, signal: AbortSignal) {
+  const found = await rpc
+    .getTransaction(signature as Signature, {
+      commitment: 'confirmed',
+      encoding: 'base64',
+      maxSupportedTransactionVersion: 0,
+    })
+    .send({ abortSignal: signal });
+  if (found === null) return null;
+  const tx = decodeTransactionBytes(new Uint8Array(Buffer.from(found.transaction[0], 'base64')));
+  const instructions: Instruction[] = tx.instructions.map((ix) => ({
+    programAddress: ix.programAddress,
+    data: ix.data,
+    accounts: ix.accounts.map((meta) => ({ address: meta.address, role: roleOf(meta) })),
+  }));
+  return {
+    err: found.meta?.err ?? null,
+    logs: found.meta?.logMessages ?? [],
+    feePayer: tx.feePayer,
+    instructions,
+  };
+}
+
+/** execute_approved_override instructions of the program, with the amount of the create_override of the same override. */
+function findApprovedTransfers(instructions: readonly Instruction[], programId: Address): ApprovedTransfer[] {
+  const decoded = instructions
+    .filter((ix) => ix.programAddress === programId)
+    .map((ix) => ({ ix, decoded: decodeInstruction(ix.data ?? new Uint8Array()) }));
+  const key = (ix: Instruction, i: number) => ix.accounts?.[i]?.address ?? '';
+  return decoded.flatMap(({ ix, decoded: d }) => {
+    if (d?.name !== 'execute_approved_override') return [];
+    const created = decoded.find(
+      (c) => c.decoded?.name === 'create_override' && key(c.ix, 2) === key(ix, 1),
+    )?.decoded;
+    return [
+      {
+        vault: key(ix, 0),
+        pendingOverride: key(ix, 1),
+        authority: key(ix, 2),
+        destination: key(ix, 4),
+        createdAmount: created?.name === 'create_override' ? created.args.amount : null,
+      },
+    ];
+  });
 }

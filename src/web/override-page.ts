@@ -6,6 +6,7 @@ import { buildSignMessageText, decodeBase64, encodeBase58 } from './encoding.js'
 import { shortAddress } from './format.js';
 import { openLiveFeed, throttle } from './live-feed.js';
 import { overrideCard, type Step, signatureLink, stateOf, stepList, timeLeftText } from './override-view.js';
+import { createPreviewSection } from './transaction-preview.js';
 import { walletPanel } from './wallet-panel.js';
 import {
   chainOf,
@@ -45,6 +46,7 @@ const page = {
   notice: null as Notice | null,
 };
 const timeLeft = h('span', { 'data-testid': 'time-left' });
+const preview = createPreviewSection(address, () => render());
 
 function messageOf(error: unknown): string {
   if (error instanceof ApiError) return error.message;
@@ -126,6 +128,7 @@ function decisionCard(decidable: boolean): HTMLElement {
         page.wallet = null;
         page.account = null;
         page.notice = null;
+        preview.clear();
         render();
       },
     }),
@@ -136,6 +139,7 @@ function decisionCard(decidable: boolean): HTMLElement {
           `This wallet (${shortAddress(page.account.address)}) does not own the vault. Connect the owner's wallet ${owner ?? ''}.`,
         )
       : null,
+    decidable && isOwner ? preview.element() : null,
     decidable
       ? h(
           'div',
@@ -176,6 +180,7 @@ async function choose(wallet: Wallet): Promise<void> {
   try {
     page.account = await connect(wallet);
     page.wallet = wallet;
+    void preview.show(page.account.address);
   } catch (error) {
     page.notice = { kind: 'error', text: messageOf(error) };
   } finally {

@@ -7,7 +7,13 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { clickBlinkButton, createTestBlinkAdapter, fetchBlink } from '../support/blink-client.js';
+import {
+  type BlinkRun,
+  clickBlinkButton,
+  createTestBlinkAdapter,
+  fetchBlink,
+  type WalletLog,
+} from '../support/blink-client.js';
 import { randomAddress } from '../support/factories.js';
 import { useIngestionHarness } from '../support/ingestion-harness.js';
 import { waitForSignatures } from '../support/ingestor.js';
@@ -111,6 +117,26 @@ async function waitForStatus(url: string, status: string) {
 const adapterFor = (owner: TestWallet) =>
   createTestBlinkAdapter(owner, { rpcUrl: h.fake.rpcUrl, blockchainId: DEVNET_ID });
 
+/**
+ * The client followed links.next after sending: it posted the signature and now shows the completed
+ * Action, which names the amount, the destination and the signature it sent.
+ */
+function assertApproved(
+  run: BlinkRun,
+  b: { destination: string; amount: bigint },
+  adapter: { log: WalletLog },
+) {
+  const label = JSON.stringify({ status: run.status, caption: run.caption, title: run.blink.title });
+  assert.equal(run.blink.type, 'completed', label);
+  assert.equal(run.blink.title, 'Override Approved', label);
+  const signature = adapter.log.sent.at(-1)!;
+  assert.match(
+    run.blink.description,
+    new RegExp(`sent ${b.amount / SOL} SOL \\(${b.amount} lamports\\) to ${b.destination}`),
+  );
+  assert.ok(run.blink.description.endsWith(`in transaction ${signature}.`), run.blink.description);
+}
+
 const PERMUTATIONS = [
   [0, 1, 2],
   [0, 2, 1],
@@ -152,8 +178,7 @@ describe("Dialect's Blink client (@dialectlabs/blinks-core) against the running 
       for (const [step, index] of order.entries()) {
         const b = blocked[index]!;
         const run = await clickBlinkButton(step % 2 === 0 ? b.blinkUrl : b.approvalUrl, 'Approve', adapter);
-        assert.equal(run.status, 'success', `${order}: ${JSON.stringify(run.caption)}`);
-        assert.equal(run.caption?.text, 'Override approved. Transaction will execute automatically.');
+        assertApproved(run, b, adapter);
         assert.equal(h.fake.balance(b.destination), b.amount, `${order}: step ${step} paid its own transfer`);
         const executed = await waitForStatus(b.blinkUrl, 'executed');
         assert.equal(executed.transferSignature, b.signature);
@@ -179,7 +204,7 @@ describe("Dialect's Blink client (@dialectlabs/blinks-core) against the running 
     // The rejected card is disabled; the others still approve exactly their own transfer.
     assert.equal((await fetchBlink(blocked[1]!.blinkUrl)).blink.disabled, true);
     const approved = await clickBlinkButton(blocked[2]!.blinkUrl, 'Approve', adapter);
-    assert.equal(approved.status, 'success', JSON.stringify(approved.caption));
+    assertApproved(approved, blocked[2]!, adapter);
     assert.equal(h.fake.balance(blocked[2]!.destination), blocked[2]!.amount);
     assert.equal(h.fake.balance(blocked[1]!.destination), 0n);
     await waitForStatus(blocked[2]!.blinkUrl, 'executed');
@@ -192,7 +217,7 @@ describe("Dialect's Blink client (@dialectlabs/blinks-core) against the running 
       for (const index of order) {
         const b = blocked[index]!;
         const run = await clickBlinkButton(b.blinkUrl, 'Approve', adapter);
-        assert.equal(run.status, 'success', `${order}: ${JSON.stringify(run.caption)}`);
+        assertApproved(run, b, adapter);
         assert.equal(h.fake.balance(b.destination), b.amount);
         await waitForStatus(b.blinkUrl, 'executed');
       }
@@ -214,12 +239,12 @@ describe("Dialect's Blink client (@dialectlabs/blinks-core) against the running 
     };
     const stale = await post(blocked[1]!.blinkUrl);
     const adapter = adapterFor(owner);
-    assert.equal((await clickBlinkButton(blocked[0]!.blinkUrl, 'Approve', adapter)).status, 'success');
+    assertApproved(await clickBlinkButton(blocked[0]!.blinkUrl, 'Approve', adapter), blocked[0]!, adapter);
     const refused = await adapter.signTransaction(stale, {} as never);
     assert.ok('error' in refused && /0x7d6|2006/.test(refused.error), JSON.stringify(refused));
     assert.equal(h.fake.balance(blocked[1]!.destination), 0n);
     const run = await clickBlinkButton(blocked[1]!.blinkUrl, 'Approve', adapter);
-    assert.equal(run.status, 'success', JSON.stringify(run.caption));
+    assertApproved(run, blocked[1]!, adapter);
     assert.equal(h.fake.balance(blocked[1]!.destination), blocked[1]!.amount);
   });
 });

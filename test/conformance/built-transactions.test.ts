@@ -8,12 +8,24 @@ import type { Address } from '@solana/kit';
 import type { FastifyInstance } from 'fastify';
 import { pressBlinkButton, useConformanceHarness } from '../support/conformance-app.js';
 import { randomAddress } from '../support/fake-validator/scenarios.js';
-import { checkBuiltTransaction } from '../support/idl-conformance.js';
+import { checkBuiltTransaction, readComputeBudget } from '../support/idl-conformance.js';
 import { SOL } from '../support/ingestion-harness.js';
 import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
 const h = useConformanceHarness();
 const U64_MAX = 18_446_744_073_709_551_615n;
+
+/** Signs and sends; the limit the compute budget asked for covers the run with at most 20 % headroom. */
+async function sendWithinBudget(transaction: string, owner: TestWallet): Promise<string> {
+  const { units, microLamports } = readComputeBudget(transaction);
+  assert.ok(microLamports !== null, 'priced (PRIORITY_FEE=auto)');
+  const signature = await h.signAndSend(transaction, owner);
+  const landed = h.fake.state.bySignature.get(signature);
+  assert.equal(landed?.err, null);
+  const consumed = landed!.computeUnitsConsumed;
+  assert.ok(units >= consumed && units <= consumed * 1.2, `limit ${units} for ${consumed} units`);
+  return signature;
+}
 
 const known = (blockhash: string) => h.fake.state.isKnownBlockhash(blockhash);
 
@@ -69,7 +81,7 @@ async function ownedVault(app: FastifyInstance, options: { dailyLimit: bigint; n
   });
   assert.equal(ix?.accounts.vault, created.vault.address);
   assert.equal(ix?.accounts.authority, owner.address);
-  await h.signAndSend(created.transaction, owner);
+  await sendWithinBudget(created.transaction, owner);
   return { owner, agent, vault: created.vault.address as Address, nonce };
 }
 
@@ -113,7 +125,7 @@ describe('transactions the service builds, read by web3.js v1 and anchor', () =>
       ],
     });
     for (const ix of decoded) assert.deepEqual(ix.accounts, { vault, authority: owner.address });
-    await h.signAndSend(first, owner);
+    await sendWithinBudget(first, owner);
 
     const second = await patchVault(app, owner, vault, { whitelist: { remove: [dropped] }, paused: false });
     checkBuiltTransaction(second, {
@@ -124,7 +136,7 @@ describe('transactions the service builds, read by web3.js v1 and anchor', () =>
         { name: 'remove_from_whitelist', args: { vault_nonce: nonce, address: dropped } },
       ],
     });
-    await h.signAndSend(second, owner);
+    await sendWithinBudget(second, owner);
 
     const config = await h.anchorAccount('VaultConfig', vault);
     assert.equal(config.daily_limit, limit);
@@ -169,7 +181,7 @@ describe('transactions the service builds, read by web3.js v1 and anchor', () =>
     assert.equal(decoded[0]?.accounts.pending_override, decoded[1]?.accounts.pending_override);
 
     const before = h.fake.balance(destination);
-    await h.signAndSend(transaction, owner);
+    await sendWithinBudget(transaction, owner);
     assert.equal(h.fake.balance(destination) - before, amount, 'the blocked transfer ran as approved');
   });
 });

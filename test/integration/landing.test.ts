@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import type { Address } from '@solana/kit';
+import { type Address, getBase58Decoder } from '@solana/kit';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Cache } from '../../src/cache/cache.js';
@@ -14,6 +15,7 @@ import {
   type FakeValidator,
   startFakeValidator,
 } from '../support/fake-validator/index.js';
+import { rpcCall } from '../support/json-rpc.js';
 import { waitFor } from '../support/wait.js';
 import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
@@ -326,5 +328,150 @@ describe('approve: compute budget and priority fee', () => {
         await other.app.close();
       }
     }
+  });
+});
+
+/** Signs the unsigned transaction as the owner and sends it; the signature. */
+async function signAndSend(owner: TestWallet, transaction: string, skipPreflight = false): Promise<string> {
+  const wire = Buffer.from(transaction, 'base64');
+  wire.set(owner.sign(decodeTransactionBase64(transaction).messageBytes), 1);
+  return rpcCall<string>(fake.rpcUrl, 'sendTransaction', [
+    wire.toString('base64'),
+    { encoding: 'base64', skipPreflight },
+  ]);
+}
+
+const confirm = (r: Request, signature: string, account = r.owner.address) =>
+  app.inject({ method: 'POST', url: `${r.url}/approve/confirm`, payload: { account, signature } });
+
+describe('approve confirmation (Actions chaining: links.next)', () => {
+  test('approve names the confirm URL; the sent signature answers a completed Action naming amount, destination and signature', async () => {
+    const r = await seed();
+    const res = await approve(r);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json().links, {
+      next: { type: 'post', href: `${BASE_URL}${r.url}/approve/confirm` },
+    });
+    const signature = await signAndSend(r.owner, res.json().transaction);
+    const done = await confirm(r, signature);
+    assert.equal(done.statusCode, 200, done.body);
+    assert.equal(done.headers['x-action-version'], '2.4');
+    assert.equal(done.headers['access-control-allow-origin'], '*');
+    assert.deepEqual(done.json(), {
+      type: 'completed',
+      icon: `${BASE_URL}/api/actions/icon.svg`,
+      title: 'Override Approved',
+      label: 'Approved',
+      description: `Vault "Ops" sent 2 SOL (2000000000 lamports) to ${r.destination}: you approved override ${r.nonce} in transaction ${signature}.`,
+    });
+  });
+
+  test('a transaction that failed on-chain is 422 naming the error', async () => {
+    const r = await seed();
+    const built = (await approve(r)).json().transaction;
+    await fake.pause(r.vault);
+    const signature = await signAndSend(r.owner, built, true);
+    const res = await confirm(r, signature);
+    assert.equal(res.statusCode, 422, res.body);
+    assert.equal(res.json().code, 'TRANSACTION_FAILED');
+    assert.equal(
+      res.json().message,
+      'The approval transaction failed on-chain. The vault is paused, so it sends nothing; resume it before approving this transfer (VaultPaused: Vault is paused).',
+    );
+    assert.deepEqual(res.json().details.programError, { code: 12002, name: 'VaultPaused' });
+  });
+
+  test("another request's approval, or another wallet's transaction, is 422 TRANSACTION_MISMATCH", async () => {
+    const [r, other] = [await seed(), await seed()];
+    const signature = await signAndSend(other.owner, (await approve(other)).json().transaction);
+    const res = await confirm(r, signature);
+    assert.equal(res.statusCode, 422, res.body);
+    assert.equal(res.json().code, 'TRANSACTION_MISMATCH');
+    assert.match(res.json().message, /does not approve this transfer/);
+    const airdrop = await fake.airdrop(r.owner.address as Address, 1n);
+    assert.equal((await confirm(r, airdrop.signature)).json().code, 'TRANSACTION_MISMATCH');
+  });
+
+  test('a signature the cluster never shows is 404 after waiting 10 s; a malformed one 400', async () => {
+    const r = await seed();
+    const unknown = getBase58Decoder().decode(randomBytes(64));
+    const res = await confirm(r, unknown);
+    assert.equal(res.statusCode, 404, res.body);
+    assert.equal(res.json().code, 'TRANSACTION_NOT_FOUND');
+    assert.match(res.json().message, /did not appear on the network within 10 s/);
+    const bad = await confirm(r, 'not-a-signature');
+    assert.equal(bad.statusCode, 400, bad.body);
+  });
+});
+
+const preview = (r: Request, account = r.owner.address) =>
+  app.inject(`/api/overrides/${r.vault}/${r.nonce}/preview?account=${account}`);
+
+describe('GET /api/overrides/:vault/:nonce/preview', () => {
+  test('shows what the owner signs, and execution then does exactly that to every balance', async () => {
+    const r = await seed();
+    fake.setPrioritizationFees([1_000, 2_000, 3_000, 4_000], [r.vault]);
+    const res = await preview(r);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.headers['cache-control'], 'no-store');
+    const p = res.json();
+    assert.deepEqual(p.instructions, [
+      'SetComputeUnitLimit',
+      'SetComputeUnitPrice',
+      'create_override',
+      'approve_override',
+      'execute_approved_override',
+    ]);
+    assert.equal(p.simulationError, null);
+    assert.equal(p.networkFeeLamports, '5000');
+    assert.equal(p.priorityFeeLamports, String((3_000n * BigInt(p.computeUnits) + 999_999n) / 1_000_000n));
+    assert.deepEqual(
+      p.balanceChanges.map((b: { role: string; address: string }) => [b.role, b.address]),
+      [
+        ['payer', r.owner.address],
+        ['vault', r.depositAddress],
+        ['destination', r.destination],
+        ['treasury', fake.treasury],
+      ],
+    );
+    const delta = Object.fromEntries(
+      p.balanceChanges.map((b: { role: string; delta: string }) => [b.role, BigInt(b.delta)]),
+    );
+    const protocolFee = (2n * SOL * 5n) / 10_000n;
+    assert.equal(delta.destination, 2n * SOL);
+    assert.equal(delta.vault, -(2n * SOL) - protocolFee);
+    assert.equal(delta.treasury, protocolFee);
+    assert.equal(
+      delta.payer,
+      -(5_000n + BigInt(p.priorityFeeLamports) + 1_802_640n),
+      'fees and the override rent',
+    );
+
+    const built = await approve(r);
+    assert.equal(budgetOf(built.json().transaction).units, p.computeUnits);
+    await signAndSend(r.owner, built.json().transaction);
+    for (const b of p.balanceChanges)
+      assert.equal(fake.balance(b.address), BigInt(b.after), `${b.role} after`);
+  });
+
+  test('a failing simulation is a 200 with the error in words and no balance changes', async () => {
+    const r = await seed({ amount: 5n * SOL, deposit: SOL });
+    const res = await preview(r);
+    assert.equal(res.statusCode, 200, res.body);
+    const p = res.json();
+    assert.deepEqual(p.simulationError, {
+      message:
+        'The vault holds 1 SOL and this transfer needs 5.0025 SOL (5 SOL plus the 0.0025 SOL protocol fee); deposit more before approving (InsufficientFunds: Insufficient funds in vault).',
+      programError: { code: 12008, name: 'InsufficientFunds' },
+      runtimeError: null,
+    });
+    assert.deepEqual(p.balanceChanges, []);
+    assert.equal(p.computeUnits, null);
+  });
+
+  test('only for the vault authority (403), and 400 without an account', async () => {
+    const r = await seed();
+    assert.equal((await preview(r, createTestWallet().address)).statusCode, 403);
+    assert.equal((await app.inject(`/api/overrides/${r.vault}/${r.nonce}/preview`)).statusCode, 400);
   });
 });

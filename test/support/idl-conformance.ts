@@ -1,10 +1,18 @@
 // The field's own clients read what the service builds: @solana/web3.js (v1) parses the wire
 // transaction, @coral-xyz/anchor's BorshCoder (built from the program's IDL file) decodes each
 // instruction, and the accounts are resolved from the IDL (fixed addresses, PDA seeds, flags).
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import anchor, { type Idl } from '@coral-xyz/anchor';
 import { PublicKey, VersionedTransaction } from '@solana/web3.js';
+import {
+  COMPUTE_BUDGET_PROGRAM_ADDRESS,
+  ComputeBudgetInstruction,
+  identifyComputeBudgetInstruction,
+  parseSetComputeUnitLimitInstruction,
+  parseSetComputeUnitPriceInstruction,
+} from '@solana-program/compute-budget';
 
 const { BN, BorshCoder } = anchor;
 
@@ -97,12 +105,43 @@ function seedBytes(
  * Parses a base64 wire transaction the service built with web3.js v1 and anchor, checks the
  * message against the expectation and the IDL, and returns the decoded vault instructions.
  */
+/**
+ * The compute budget of a built transaction, decoded by the Compute Budget program's own client
+ * (@solana-program/compute-budget): SetComputeUnitLimit first, then SetComputeUnitPrice (when priced).
+ */
+export function readComputeBudget(base64: string): { units: number; microLamports: bigint | null } {
+  const { message } = VersionedTransaction.deserialize(Buffer.from(base64, 'base64'));
+  const keys = message.staticAccountKeys.map((key) => key.toBase58());
+  const budget = message.compiledInstructions
+    .map((compiled, index) => ({ index, compiled, program: keys[compiled.programIdIndex] }))
+    .filter(({ program }) => program === COMPUTE_BUDGET_PROGRAM_ADDRESS);
+  const kinds = budget.map(({ compiled }) => identifyComputeBudgetInstruction(compiled.data));
+  assert.deepEqual(
+    budget.map(({ index }) => index),
+    kinds.map((_, i) => i),
+    'the compute budget instructions come first',
+  );
+  assert.equal(kinds[0], ComputeBudgetInstruction.SetComputeUnitLimit, 'SetComputeUnitLimit first');
+  const asInstruction = (data: Uint8Array) => ({ programAddress: COMPUTE_BUDGET_PROGRAM_ADDRESS, data });
+  const units = parseSetComputeUnitLimitInstruction(asInstruction(budget[0]!.compiled.data)).data.units;
+  if (kinds.length === 1) return { units, microLamports: null };
+  assert.equal(kinds.length, 2);
+  assert.equal(kinds[1], ComputeBudgetInstruction.SetComputeUnitPrice, 'SetComputeUnitPrice second');
+  const { microLamports } = parseSetComputeUnitPriceInstruction(asInstruction(budget[1]!.compiled.data)).data;
+  return { units, microLamports: BigInt(microLamports) };
+}
+
 export function checkBuiltTransaction(
   base64: string,
   expected: ConformanceExpectation,
 ): DecodedVaultInstruction[] {
   const tx = VersionedTransaction.deserialize(Buffer.from(base64, 'base64'));
   const { message } = tx;
+  const budget = readComputeBudget(base64);
+  assert.ok(
+    budget.units > 0 && budget.units <= 1_400_000,
+    `a compute unit limit the runtime accepts: ${budget.units}`,
+  );
   const keys = message.staticAccountKeys.map((key) => key.toBase58());
   assert.equal(keys[0], expected.feePayer, 'the fee payer is the first account');
   assert.ok(expected.isKnownBlockhash(message.recentBlockhash), "the recent blockhash is the validator's");

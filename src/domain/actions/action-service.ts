@@ -1,10 +1,11 @@
 // Solana Actions (Blinks) for a blocked transfer: metadata, approve transaction, both reject flows.
-import type { GetGenesisHashApi, Rpc } from '@solana/kit';
+import { address, type GetGenesisHashApi, type Rpc } from '@solana/kit';
 import { evictVaults } from '../../cache/tags.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeBase58, verifyEd25519 } from '../../lib/ed25519.js';
 import type { Database } from '../../storage/database.js';
+import type { LandingChain } from '../landing/landing-port.js';
 import type { TransactionLanding } from '../landing/transaction-landing.js';
 import { overrideNotFound } from '../overrides/override-reads.js';
 import { buildBlinkUrl } from '../overrides/override-resource.js';
@@ -22,6 +23,7 @@ import {
   APPROVE_LABEL,
   APPROVED_MESSAGE,
   buildRejectStatement,
+  describeApproved,
   describeOverride,
   describeRejected,
   describeUnavailable,
@@ -37,6 +39,8 @@ import type {
   SignMessageResponse,
   TransactionResponse,
 } from './action-types.js';
+import { confirmApproval } from './approve-confirmation.js';
+import { type TransactionPreview, toPreview } from './approve-preview.js';
 import { type ApprovalChain, type ApprovalRpc, createApprovalBuilder } from './approve-transaction.js';
 import { createBlinkViewCounter } from './blink-views.js';
 import { createBlockchainIdSource } from './blockchain-id.js';
@@ -71,6 +75,10 @@ export interface ActionServiceDeps {
   readonly chain: ApprovalChain;
   /** The one pipeline that simulates, budgets and prices every built transaction. */
   readonly landing: TransactionLanding;
+  /** Reads the approve transaction a wallet reports having sent (action chaining). */
+  readonly landingChain: LandingChain;
+  /** How long a confirm waits for the signature to appear (default 10 s). */
+  readonly confirmTimeoutMs?: number;
 }
 
 export function createActionService(deps: ActionServiceDeps) {
@@ -104,6 +112,11 @@ export function createActionService(deps: ActionServiceDeps) {
     getAction: (address: ActionAddress) => getAction(ctx, address),
     /** Builds the approving transaction from the chain's current state; stores nothing. */
     approve: (address: ActionAddress, input: DecisionInput) => approve(ctx, address, input),
+    /** What the owner would sign: the approve transaction for `account`, simulated (DECISIONS-style preview). */
+    previewApprove: (at: ActionAddress, account: string) => previewApprove(ctx, at, account),
+    /** Action chaining: the signature the wallet sent, read from the cluster → a completed Action. */
+    confirmApprove: (address: ActionAddress, input: { account: string; signature: string }) =>
+      confirmApprove(ctx, address, input),
     /** With wallet-auth headers: rejects at once. Without: asks the wallet to sign a message (stores nothing). */
     reject: (address: ActionAddress, input: DecisionInput) => reject(ctx, address, input),
     /** Second step of the sign-message flow: verifies the wallet's signature, then rejects. */
@@ -200,7 +213,68 @@ async function approve(
   const now = ctx.deps.clock.now();
   assertDecider(target, input);
   assertDecidable(target, now, { approving: true });
-  const { transaction } = await ctx.approvals.buildApproveTransaction({
+  const { transaction } = await ctx.approvals.buildApproveTransaction(approvalInput(target));
+  ctx.deps.metrics.blinkActions.inc({ action: 'approve' });
+  return {
+    type: 'transaction',
+    transaction,
+    message: APPROVED_MESSAGE,
+    links: { next: { type: 'post', href: blinkUrlOf(ctx, target, '/approve/confirm') } },
+  };
+}
+
+async function previewApprove(
+  ctx: ActionContext,
+  at: ActionAddress,
+  account: string,
+): Promise<TransactionPreview> {
+  const target = await load(ctx, at);
+  assertDecider(target, { account, wallet: null });
+  assertDecidable(target, ctx.deps.clock.now(), { approving: true });
+  const { outcome, roles } = await ctx.approvals.previewApproveTransaction(approvalInput(target));
+  return toPreview(outcome, roles);
+}
+
+async function confirmApprove(
+  ctx: ActionContext,
+  at: ActionAddress,
+  input: { account: string; signature: string },
+): Promise<CompletedAction> {
+  const target = await load(ctx, at);
+  const { vault, override } = target;
+  const linkedOverride =
+    override.chainNonce === null
+      ? null
+      : (
+          await ctx.deps.chain.findPendingOverrideAddress(
+            address(ctx.deps.config.programId),
+            address(vault.address),
+            override.chainNonce,
+          )
+        )[0];
+  await confirmApproval(
+    { chain: ctx.deps.landingChain, timeoutMs: ctx.deps.confirmTimeoutMs },
+    {
+      vault: vault.address,
+      authority: vault.authority,
+      destination: override.destination,
+      amount: override.amount,
+      linkedOverride,
+    },
+    input,
+  );
+  ctx.deps.metrics.blinkActions.inc({ action: 'approve_confirmed' });
+  return {
+    type: 'completed',
+    icon: ctx.iconUrl,
+    title: 'Override Approved',
+    label: 'Approved',
+    description: describeApproved(factsOf(target), input.signature),
+  };
+}
+
+function approvalInput(target: ActionOverride) {
+  return {
     vault: target.vault.address,
     authority: target.vault.authority,
     depositAddress: target.vault.depositAddress,
@@ -208,9 +282,7 @@ async function approve(
     destination: target.override.destination,
     amount: target.override.amount,
     reason: target.reason,
-  });
-  ctx.deps.metrics.blinkActions.inc({ action: 'approve' });
-  return { type: 'transaction', transaction, message: APPROVED_MESSAGE };
+  };
 }
 
 async function reject(

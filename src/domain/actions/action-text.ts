@@ -85,6 +85,10 @@ export function buildRejectStatement(
   return `Reject override ${facts.nonce} of vault ${facts.vaultAddress}: the blocked transfer of ${describeAmount(facts.amount)} to ${facts.destination} will not be sent.`;
 }
 
+export function describeApproved(facts: OverrideFacts, signature: string): string {
+  return `${vaultLabel(facts)} sent ${describeAmount(facts.amount)} to ${facts.destination}: you approved override ${facts.nonce} in transaction ${signature}.`;
+}
+
 export function describeRejected(facts: OverrideFacts): string {
   return `${vaultLabel(facts)} will not send ${describeAmount(facts.amount)} to ${facts.destination}: you rejected override ${facts.nonce}.`;
 }

@@ -16,7 +16,13 @@ export interface ActionMetadata {
   links: { actions: LinkedAction[] };
   error?: { message: string };
 }
-export type TransactionResponse = { type: 'transaction'; transaction: string; message: string };
+export type TransactionResponse = {
+  type: 'transaction';
+  transaction: string;
+  message: string;
+  /** Action chaining: where the wallet posts the signature once sent. */
+  links: { next: { type: 'post'; href: string } };
+};
 export type PostResponse = { type: 'post'; message: string };
 export type SignMessageResponse = {
   type: 'message';

@@ -1,5 +1,6 @@
 // What an owner reads when an approve would fail: the program's refusal in the words of this request.
-import { formatSol, nameCause, type SimulationFailure } from '../landing/simulation-failure.js';
+import { formatSol } from '../../lib/lamports.js';
+import { nameCause, type SimulationFailure } from '../landing/simulation-failure.js';
 
 /** What the approve's reads learnt, for the sentences. */
 export interface ApproveFacts {

@@ -19,7 +19,27 @@ export interface ProgramErrorInfo {
   readonly message: string;
 }
 
+export interface ApprovedTransfer {
+  readonly vault: string;
+  readonly pendingOverride: string;
+  readonly authority: string;
+  readonly destination: string;
+  /** The amount of a create_override for the same override in the transaction; null without one. */
+  readonly createdAmount: bigint | null;
+}
+
+/** A transaction as the cluster recorded it (confirmed). */
+export interface RecordedTransaction {
+  readonly err: unknown;
+  readonly logs: readonly string[];
+  readonly feePayer: string;
+  /** Instructions with their account roles as compiled (signer / writable). */
+  readonly instructions: readonly Instruction[];
+}
+
 export interface LandingChain {
+  /** getTransaction at `confirmed`; null while the cluster does not know it. */
+  getTransaction(signature: string, signal: AbortSignal): Promise<RecordedTransaction | null>;
   getLatestBlockhash(signal: AbortSignal): Promise<LatestBlockhash>;
   /** Recent per-slot prioritization fees (µlamports per CU) of transactions locking these accounts. */
   getRecentPrioritizationFees(accounts: readonly string[], signal: AbortSignal): Promise<bigint[]>;
@@ -43,6 +63,8 @@ export interface LandingChain {
   listWritableAccounts(feePayer: string, instructions: readonly Instruction[]): string[];
   /** A display name per instruction (the program's instruction name, or the builtin's). */
   nameInstructions(instructions: readonly Instruction[]): string[];
+  /** The approved transfers a transaction executes (execute_approved_override), with the amount its create_override named. */
+  findApprovedTransfers(instructions: readonly Instruction[]): ApprovedTransfer[];
   /** The custom error `code` of `program` as declared in its interface (IDL), or null. */
   findProgramError(program: string, code: number): ProgramErrorInfo | null;
 }

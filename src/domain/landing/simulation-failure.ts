@@ -1,6 +1,7 @@
 // A failed simulation in words an owner understands: the program's error by its IDL name and message,
 // or the runtime's error, plus the facts a developer needs (instruction, codes, last log lines).
 import { AppError } from '../../errors.js';
+import { formatSol } from '../../lib/lamports.js';
 import type { ProgramErrorInfo } from './landing-port.js';
 
 /** What failed, decoded from the simulation's `err`. */
@@ -59,14 +60,6 @@ export function nameCause(failure: SimulationFailure): string {
     ? `${programError.name}: ${programError.message}`
     : (runtimeError ?? 'Unknown');
 }
-
-function formatSol(lamports: bigint): string {
-  const whole = lamports / 1_000_000_000n;
-  const frac = (lamports % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
-  return frac === '' ? whole.toString() : `${whole}.${frac}`;
-}
-
-export { formatSol };
 
 /** The sentence for a failure no builder explains more precisely. */
 export function describeFailure(failure: SimulationFailure, ctx: FailureContext): string {

@@ -14,6 +14,7 @@ import {
   ActionsJson,
   actionErrors,
   CompletedAction,
+  ConfirmApproveBody,
   ConfirmRejectBody,
   RejectResponse,
   TransactionResponse,
@@ -138,30 +139,7 @@ const actionDecisionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }
   app,
   { actions },
 ) => {
-  app.post(
-    '/:vault/:nonce/approve',
-    {
-      config: { ...ACTION, auth: 'optional', apiKeys: false },
-      schema: {
-        operationId: 'approveOverrideAction',
-        tags: TAGS,
-        summary: 'Transaction that approves the override and executes its transfer (signed by the authority)',
-        description:
-          'Wallet-auth headers are optional (wallets send only `account`); when present they must name `account`.',
-        params: ActionParams,
-        querystring: ActionQuery,
-        body: ActionPostBody,
-        response: {
-          200: described(
-            TransactionResponse,
-            'The transaction for the wallet to sign: create (when needed), approve and execute the override',
-          ),
-          ...actionErrors(401, 403, 409, 503),
-        },
-      },
-    },
-    async (request) => actions.approve(addressOf(request), decision(request)),
-  );
+  registerApproveRoutes(app, actions);
 
   app.post(
     '/:vault/:nonce/reject',
@@ -206,6 +184,64 @@ const actionDecisionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }
     async (request) => actions.confirmReject(addressOf(request), request.body),
   );
 };
+
+/** Approve and its confirmation (Actions chaining: links.next). */
+function registerApproveRoutes(app: Parameters<FastifyPluginAsyncTypebox>[0], actions: ActionService): void {
+  app.post(
+    '/:vault/:nonce/approve',
+    {
+      config: { ...ACTION, auth: 'optional', apiKeys: false },
+      schema: {
+        operationId: 'approveOverrideAction',
+        tags: TAGS,
+        summary: 'Transaction that approves the override and executes its transfer (signed by the authority)',
+        description:
+          'Wallet-auth headers are optional (wallets send only `account`); when present they must name `account`.',
+        params: ActionParams,
+        querystring: ActionQuery,
+        body: ActionPostBody,
+        response: {
+          200: described(
+            TransactionResponse,
+            'The simulated transaction for the wallet to sign: compute budget, create (when needed), approve and execute the override',
+          ),
+          ...actionErrors(401, 403, 409, 422, 503),
+        },
+      },
+    },
+    async (request) => actions.approve(addressOf(request), decision(request)),
+  );
+
+  app.post(
+    '/:vault/:nonce/approve/confirm',
+    {
+      config: ACTION,
+      schema: {
+        tags: TAGS,
+        operationId: 'confirmOverrideApproval',
+        summary:
+          'Action chaining after approve: the sent signature, read from the cluster → a completed Action',
+        description:
+          "Waits up to 10 s for the signature at `confirmed`. 422 TRANSACTION_FAILED when it failed on-chain, 422 TRANSACTION_MISMATCH when it is not this request's approval, 404 TRANSACTION_NOT_FOUND when it never appears.",
+        params: ActionParams,
+        querystring: ActionQuery,
+        body: ConfirmApproveBody,
+        response: {
+          200: described(
+            CompletedAction,
+            'The approval landed: a completed Action naming amount, destination and signature',
+          ),
+          ...actionErrors(422, 503),
+        },
+      },
+    },
+    async (request) =>
+      actions.confirmApprove(addressOf(request), {
+        account: request.body.account,
+        signature: request.body.signature,
+      }),
+  );
+}
 
 function addressOf(request: {
   params: { vault: string; nonce: string };

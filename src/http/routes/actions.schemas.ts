@@ -60,13 +60,39 @@ export const ActionMetadataResponse = Type.Object(
   { title: 'ActionGetResponse', description: 'Solana Actions GET response (Actions spec 2.4)' },
 );
 
+const NextLink = Type.Object({ type: Type.Literal('post'), href: Type.String({ format: 'uri' }) });
+
 export const TransactionResponse = Type.Object(
   {
     type: Type.Literal('transaction'),
-    transaction: Type.String({ description: 'unsigned wire transaction, base64; fee payer = account' }),
+    transaction: Type.String({
+      description:
+        'unsigned wire transaction, base64; fee payer = account. Simulated before it is handed out; starts with SetComputeUnitLimit and SetComputeUnitPrice',
+    }),
     message: Type.String(),
+    links: Type.Object(
+      { next: NextLink },
+      {
+        description:
+          'Action chaining: POST { account, signature } to links.next.href once the transaction is sent',
+      },
+    ),
   },
   { title: 'ActionTransactionResponse' },
+);
+
+/** The Actions chaining POST after a transaction was sent: the account and the signature. */
+export const ConfirmApproveBody = Type.Object(
+  {
+    account: Address('the vault authority that signed and sent the approve transaction'),
+    signature: Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description: 'base58 signature of the sent transaction',
+    }),
+    type: Type.Optional(Type.String({ maxLength: 32, description: 'ignored' })),
+  },
+  { title: 'ConfirmApproveRequest', additionalProperties: true },
 );
 
 const PostResponse = Type.Object({ type: Type.Literal('post'), message: Type.String() });
@@ -77,7 +103,7 @@ const SignMessageResponse = Type.Object({
   data: signMessageFields(Type.String({ description: 'base58 address that must sign' })),
   state: Type.String({ description: 'relay unchanged to links.next' }),
   links: Type.Object({
-    next: Type.Object({ type: Type.Literal('post'), href: Type.String({ format: 'uri' }) }),
+    next: NextLink,
   }),
 });
 

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ActionService } from '../../domain/actions/action-service.js';
 import type { OverrideReadService } from '../../domain/overrides/override-reads.js';
 import { described, errorResponses } from '../schemas/common.js';
 import { strictValidatorCompiler } from '../validator.js';
@@ -8,13 +9,14 @@ import {
   OverrideList,
   OverrideListQuery,
   OverrideParams,
+  PreviewQuery,
 } from './overrides.schemas.js';
 import { TRANSACTION_CACHE_CONTROL } from './transactions.routes.js';
 
-export const overrideRoutes: FastifyPluginAsyncTypebox<{ overrides: OverrideReadService }> = async (
-  app,
-  { overrides },
-) => {
+export const overrideRoutes: FastifyPluginAsyncTypebox<{
+  overrides: OverrideReadService;
+  actions: Pick<ActionService, 'previewApprove'>;
+}> = async (app, { overrides, actions }) => {
   app.setValidatorCompiler(strictValidatorCompiler);
 
   app.get(
@@ -57,6 +59,28 @@ export const overrideRoutes: FastifyPluginAsyncTypebox<{ overrides: OverrideRead
       const { vault, nonce } = request.params;
       const override = await overrides.getOverride(vault, nonce, request.query.transfer);
       return reply.header('cache-control', TRANSACTION_CACHE_CONTROL).send(override);
+    },
+  );
+
+  app.get(
+    '/api/overrides/:vault/:nonce/preview',
+    {
+      schema: {
+        tags: ['overrides'],
+        operationId: 'previewOverrideApproval',
+        summary: 'What approving costs and does: the approve transaction for `account`, simulated',
+        description:
+          'Instructions, compute units, priority and network fees, and the balance changes of payer, vault, destination and treasury; or the simulation error in words (still 200).',
+        params: OverrideParams,
+        querystring: PreviewQuery,
+        response: { 200: { $ref: 'TransactionPreview#' }, ...errorResponses(403, 404, 409, 503) },
+      },
+    },
+    async (request, reply) => {
+      const { vault, nonce } = request.params;
+      const { account, transfer } = request.query;
+      const preview = await actions.previewApprove({ vault, nonce, transfer }, account);
+      return reply.header('cache-control', 'no-store').send(preview);
     },
   );
 };

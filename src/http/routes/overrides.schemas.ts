@@ -36,3 +36,51 @@ export const OverrideList = Type.Object(
   { overrides: Type.Array(OverrideResource), pagination: Pagination },
   { title: 'OverrideList' },
 );
+
+export const PreviewQuery = Type.Object(
+  { ...transferParam, account: Address('the wallet that would sign: the vault authority') },
+  { additionalProperties: false },
+);
+
+const Lamports = (description: string) => Type.String({ pattern: '^-?[0-9]{1,20}$', description });
+
+/** What the owner would sign, simulated: GET /api/overrides/:vault/:nonce/preview. */
+export const TransactionPreview = Type.Object(
+  {
+    instructions: Type.Array(Type.String(), {
+      description: 'instruction names in order, compute budget ones included',
+    }),
+    computeUnits: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'the SetComputeUnitLimit the transaction carries; null when the simulation failed',
+    }),
+    priorityFeeLamports: Lamports('price × compute units / 10^6, rounded up'),
+    networkFeeLamports: Lamports('5 000 lamports per signature'),
+    simulationError: Type.Union([
+      Type.Null(),
+      Type.Object({
+        message: Type.String(),
+        programError: Type.Union([Type.Null(), Type.Object({ code: Type.Integer(), name: Type.String() })]),
+        runtimeError: Type.Union([Type.Null(), Type.String()]),
+      }),
+    ]),
+    balanceChanges: Type.Array(
+      Type.Object({
+        address: Type.String(),
+        role: Type.Union([
+          Type.Literal('payer'),
+          Type.Literal('vault'),
+          Type.Literal('destination'),
+          Type.Literal('treasury'),
+        ]),
+        before: Lamports('lamports now'),
+        after: Lamports('lamports after the transaction, fees included'),
+        delta: Lamports('after − before (signed)'),
+      }),
+    ),
+  },
+  {
+    $id: 'TransactionPreview',
+    description:
+      'The approve transaction for `account`, simulated: a failing simulation sets simulationError',
+  },
+);

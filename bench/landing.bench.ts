@@ -1,0 +1,137 @@
+// Transactions that land: approve POST latency with the RPC made slow (the fake adds a fixed latency to
+// every JSON-RPC answer), many owners at once, and the number of sequential RPC round trips per approve.
+//   npx tsx bench/landing.bench.ts [--duration 5] [--owners 20] [--latency 20]
+// Each connection is one owner approving their own blocked transfer (their own vault, so their own
+// writable-account set for the priority fee estimate). In-memory PGlite; the fake runs in this process.
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import type { Address } from '@solana/kit';
+import autocannon from 'autocannon';
+import { buildApp } from '../src/app.js';
+import { createTestDeps } from '../test/support/app.js';
+import { createTestStorage } from '../test/support/database.js';
+import { createOverride, createVault, randomAddress } from '../test/support/factories.js';
+import { countSequentialRoundTrips, startFakeValidator } from '../test/support/fake-validator/index.js';
+import { createTestWallet } from '../test/support/wallet.js';
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '5' },
+    owners: { type: 'string', default: '20' },
+    latency: { type: 'string', default: '20' },
+  },
+});
+const DURATION = Number(args.duration);
+const OWNERS = Number(args.owners);
+const LATENCY_MS = Number(args.latency);
+const SOL = 1_000_000_000n;
+
+delete process.env.DATABASE_URL;
+const storage = await createTestStorage();
+const fake = await startFakeValidator();
+const deps = createTestDeps({
+  storage: storage.storage,
+  env: {
+    SOLANA_RPC_URL: fake.rpcUrl,
+    RATE_LIMIT_ENABLED: 'false',
+    PUBLIC_BASE_URL: 'https://blinks.example',
+  },
+});
+const app = await buildApp(deps);
+await app.listen({ port: 0, host: '127.0.0.1' });
+const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+
+/** One owner: a funded vault whose agent was blocked; the approve path (building stores nothing: it repeats). */
+async function seedOwner(): Promise<{ account: string; path: string }> {
+  const owner = createTestWallet();
+  const created = await fake.createVault({
+    authority: owner.address as Address,
+    dailyLimit: SOL,
+    name: 'Bench',
+  });
+  await fake.deposit(created.vault, 1_000n * SOL);
+  await fake.airdrop(owner.address as Address, 10n * SOL);
+  fake.setPrioritizationFees([0, 1_000, 5_000, 20_000], [created.vault]);
+  const vault = await createVault(storage.storage.db, {
+    authority: owner.address,
+    vaultNonce: created.nonce,
+    name: 'Bench',
+  });
+  const destination = randomAddress() as Address;
+  const blocked = await fake.block(created.vault, {
+    destination,
+    amount: 2n * SOL,
+    reason: 'exceeded_daily_limit',
+  });
+  await createOverride(storage.storage.db, { vault, nonce: blocked.overrideNonce!, destination });
+  return { account: owner.address, path: `/api/actions/${vault.address}/${blocked.overrideNonce}/approve` };
+}
+
+const owners = await Promise.all(Array.from({ length: OWNERS }, seedOwner));
+const post = (owner: { account: string }, url: string) =>
+  app.inject({ method: 'POST', url, payload: { account: owner.account } });
+
+// Warm the per-process reads (the cluster's genesis hash for the Action headers).
+const warm = await post(owners[0]!, owners[0]!.path);
+if (warm.statusCode !== 200) throw new Error(`approve: ${warm.statusCode} ${warm.body}`);
+fake.setLatency(LATENCY_MS);
+
+// Round trips: one approve at a time, each for an owner whose fee estimate is not cached yet.
+const trips: number[] = [];
+for (const owner of owners.slice(1, 6)) {
+  fake.resetRpcRequests();
+  const res = await post(owner, owner.path);
+  if (res.statusCode !== 200) throw new Error(`approve: ${res.statusCode} ${res.body}`);
+  trips.push(countSequentialRoundTrips(fake.rpcRequests()));
+}
+const methods = fake.rpcRequests().map((r) => r.methods.join('+'));
+
+// CPU per request, sequential (independent of the machine's load).
+const count = 100;
+const started = process.cpuUsage();
+const wall = performance.now();
+for (let i = 0; i < count; i++) {
+  const owner = owners[i % owners.length]!;
+  const res = await post(owner, owner.path);
+  if (res.statusCode !== 200) throw new Error(`approve: ${res.statusCode} ${res.body}`);
+}
+const cpu = process.cpuUsage(started);
+const cpuUs = Math.round((cpu.user + cpu.system) / count);
+const sequentialMs = ((performance.now() - wall) / count).toFixed(1);
+
+// OWNERS connections at once, each posting its own owner's approvals.
+let next = 0;
+const result = await autocannon({
+  url: base,
+  connections: OWNERS,
+  duration: DURATION,
+  requests: [
+    {
+      setupRequest: (request) => {
+        const i = next++;
+        const owner = owners[i % owners.length]!;
+        return {
+          ...request,
+          method: 'POST',
+          path: owner.path,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ account: owner.account }),
+        };
+      },
+    },
+  ],
+});
+
+process.stdout.write(
+  [
+    `landing bench: ${OWNERS} owners, each approving their blocked transfer, RPC latency +${LATENCY_MS} ms per call, ${DURATION} s`,
+    `sequential RPC round trips per approve: ${trips.join(', ')} (target 2: the reads concurrently, then the simulation)`,
+    `  calls of the last one: ${methods.join(' | ')}`,
+    `approve  ${cpuUs} µs CPU/request (this process: app + PGlite + fake RPC), ${sequentialMs} ms each sequentially`,
+    `approve  ${Math.round(result.requests.average)} req/s at ${OWNERS} concurrent owners  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  non-2xx ${result.non2xx}  errors ${result.errors}`,
+    '',
+  ].join('\n'),
+);
+await app.close();
+await fake.close();
+await storage.close();

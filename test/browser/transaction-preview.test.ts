@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Address } from '@solana/kit';
+import type { Page } from 'playwright-core';
+import { createTestWallet, type TestWallet } from '../support/wallet.js';
+import {
+  ARTIFACTS,
+  blockWithOverride,
+  createFundedVault,
+  errorsOf,
+  openPage,
+  SOL,
+  type Stack,
+  startStack,
+} from './support/harness.js';
+
+/** The approval page's "What you sign" section: the simulated approve before the owner signs. */
+
+let stack: Stack;
+let owner: TestWallet;
+const SHOTS = join(ARTIFACTS, 'landing');
+
+before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  stack = await startStack();
+  owner = createTestWallet();
+  await stack.fake.airdrop(owner.address as Address, 5n * SOL);
+});
+after(async () => {
+  await stack?.close();
+});
+
+async function screenshots(page: Page, name: string) {
+  await page.screenshot({ path: join(SHOTS, `${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(SHOTS, `${name}-phone.png`), fullPage: true });
+  await page.setViewportSize({ width: 1100, height: 900 });
+}
+
+async function connectOnPage(vault: Address, nonce: string) {
+  const page = await openPage(stack, owner);
+  await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
+  await page.locator('[data-state="pending"]').waitFor();
+  await page.getByTestId('connect-wallet').click();
+  await page.getByTestId('connected-account').getByText(owner.address).waitFor();
+  return page;
+}
+
+describe('approval page: what you sign', () => {
+  test('shows instructions, compute units, fees and balance changes; approving then does exactly that', async () => {
+    const vault = await createFundedVault(stack, owner);
+    const nonce = await blockWithOverride(stack, vault, 2n * SOL);
+    const page = await connectOnPage(vault, nonce);
+    await page.locator('[data-testid="preview"][data-state="ready"]').waitFor();
+    const instructions = await page.getByTestId('preview-instructions').locator('code').allTextContents();
+    assert.deepEqual(instructions, [
+      'SetComputeUnitLimit',
+      'SetComputeUnitPrice',
+      'create_override',
+      'approve_override',
+      'execute_approved_override',
+    ]);
+    assert.match((await page.getByTestId('preview-units').textContent()) ?? '', /^\d{2},\d{3}$/);
+    assert.equal(await page.getByTestId('preview-network-fee').textContent(), '0.000005 SOL');
+    assert.equal(await page.getByTestId('delta-destination').textContent(), '+2 SOL');
+    assert.equal(await page.getByTestId('delta-vault').textContent(), '−2.001 SOL');
+    assert.equal(await page.getByTestId('delta-treasury').textContent(), '+0.001 SOL');
+    await screenshots(page, 'approval-preview');
+
+    await page.getByTestId('approve').click();
+    await page.locator('[data-state="executed"]').waitFor({ timeout: 30_000 });
+    const executed = stack.fake.ledger().at(-1)!;
+    const paid = executed.events.find((e) => e.name === 'TransactionExecuted');
+    assert.equal(paid && 'data' in paid ? String(paid.data.amount) : '', String(2n * SOL));
+    assert.deepEqual(errorsOf(page), []);
+    await page.context().close();
+  });
+
+  test('a transfer that would fail is explained before anything is signed', async () => {
+    const vault = await createFundedVault(stack, owner);
+    const nonce = await blockWithOverride(stack, vault, 12n * SOL);
+    const page = await connectOnPage(vault, nonce);
+    const error = page.getByTestId('preview-error');
+    await error.waitFor();
+    assert.match(
+      (await error.textContent()) ?? '',
+      /^Approving now would fail, so nothing will be sent for you to sign\. The vault holds 10 SOL and this transfer needs 12\.006 SOL .*\(InsufficientFunds: Insufficient funds in vault\)\.$/,
+    );
+    await screenshots(page, 'approval-preview-error');
+    await page.context().close();
+  });
+});

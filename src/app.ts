@@ -137,7 +137,13 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Ser
   await app.register(analyticsRoutes, { analytics: services.analytics });
   await app.register(webhookRoutes, { webhooks: services.webhooks, deliveries: services.deliveries });
   await app.register(apiKeyRoutes, { apiKeys: services.apiKeys });
-  await app.register(pagesRoutes, { cluster: deps.config.cluster });
+  await app.register(pagesRoutes, {
+    cluster: deps.config.cluster,
+    lookups: {
+      vault: (address) => services.vaults.getVault(address),
+      override: (vault, nonce, transfer) => services.overrides.getOverride(vault, nonce, transfer),
+    },
+  });
 }
 
 /**

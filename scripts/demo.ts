@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { WEBHOOK_EVENTS } from '../src/domain/webhooks/webhook-events.js';
 import { startFakeValidator } from '../test/support/fake-validator/index.js';
 import { createOwner } from './demo/owner.js';
+import { ownerAccessLines, saveOwnerAccess } from './demo/owner-access.js';
 import {
   createVaults,
   type DemoVault,
@@ -158,6 +159,9 @@ async function main(): Promise<void> {
   const owner = createOwner(baseUrl, fake.rpcUrl);
   await fake.airdrop(owner.address, 50n * SOL);
   print('demo', `demo owner wallet ${owner.address}`);
+  const access = await saveOwnerAccess(owner, baseUrl, DATA_DIR);
+  const accessLines = ownerAccessLines(owner, access, baseUrl);
+  process.stdout.write(`${accessLines.join('\n')}\n`);
   try {
     const webhook = await owner.call<{ id: string; secret: string }>('POST', '/api/webhooks', {
       url: receiver.url,
@@ -197,6 +201,7 @@ async function main(): Promise<void> {
   const { pendingOverride } = await playToday(ctx, vaults);
   if (!controller.signal.aborted) {
     printUrls(baseUrl, vaults, pendingOverride, extra);
+    process.stdout.write(`${accessLines.join('\n')}\n`);
     print('demo', 'the day is played; light traffic continues. Press Ctrl+C to stop.');
     await playTraffic(ctx, vaults);
   }

@@ -151,7 +151,13 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Ser
   await app.register(analyticsRoutes, { analytics: services.analytics });
   await app.register(webhookRoutes, { webhooks: services.webhooks, deliveries: services.deliveries });
   await app.register(apiKeyRoutes, { apiKeys: services.apiKeys });
-  await app.register(pagesRoutes, { cluster: deps.config.cluster });
+  await app.register(pagesRoutes, {
+    cluster: deps.config.cluster,
+    lookups: {
+      vault: (address) => services.vaults.getVault(address),
+      override: (vault, nonce, transfer) => services.overrides.getOverride(vault, nonce, transfer),
+    },
+  });
 }
 
 /**
@@ -194,7 +200,10 @@ function registerJsonBodies(app: FastifyInstance): void {
   });
 }
 
-/** Request id header, latency histogram and the rolling window health reports. */
+/** Probes and monitoring polls: their 503s say "not ready", not that the API failed a caller. */
+const OPERATIONAL_ROUTES = new Set(['/livez', '/readyz', '/metrics', '/api/health']);
+
+/** Request id header, latency histogram and the rolling window health reports (callers' requests only). */
 function registerRequestAccounting(app: FastifyInstance, deps: AppDeps): void {
   // Callback hooks, not async ones: every request runs these.
   app.addHook('onRequest', (request, reply, done) => {
@@ -205,7 +214,7 @@ function registerRequestAccounting(app: FastifyInstance, deps: AppDeps): void {
     const elapsedMs = reply.elapsedTime;
     const route = routeConfigOf(request)?.url ?? 'unmatched';
     const status = reply.statusCode;
-    deps.requestStats.record(elapsedMs, status >= 500);
+    if (!OPERATIONAL_ROUTES.has(route)) deps.requestStats.record(elapsedMs, status >= 500);
     deps.metrics.httpRequestDuration.labels(request.method, route, String(status)).observe(elapsedMs / 1000);
     request.log.debug({ method: request.method, route, status, ms: elapsedMs }, 'request');
     done();

@@ -11,20 +11,21 @@ import { readDeliveryQueueStats } from './jobs/delivery-queue-stats.js';
 import { createMetricsRollupJob } from './jobs/metrics-rollup.js';
 import { runScheduledJobs } from './jobs/scheduler.js';
 import { runDeliveryWorker } from './jobs/worker.js';
-import { createBackoff, sleep } from './lib/backoff.js';
 import { createLogger } from './lib/logger.js';
 import { createMetrics, registerRoleMetrics } from './lib/metrics.js';
+import { assertPortFree, describeListenError } from './lib/port-check.js';
 import { StartError } from './lib/start-error.js';
 import { buildProbeApp } from './probe-app.js';
 import { createServices } from './services.js';
-import { createDatabase, type Storage } from './storage/database.js';
+import type { Storage } from './storage/database.js';
+import { openDatabaseAtStart } from './storage/database-start.js';
 
 const SHUTDOWN_LIMIT_MS = 10_000;
 
-async function main(): Promise<void> {
-  let config: Config;
+/** The configuration, or exit 1 with one message listing every bad variable. */
+function loadConfigOrExit(): Config {
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -32,6 +33,10 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
   const logger = createLogger({
     level: config.logLevel,
     pretty: process.stdout.isTTY === true,
@@ -52,9 +57,11 @@ async function main(): Promise<void> {
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
 
+  // Before anything starts: a service that cannot serve must not ingest or deliver either.
+  await assertPortFree(config.port, config.host);
   let storage: Storage;
   try {
-    storage = await openStorage(config, logger, controller.signal);
+    storage = await openDatabaseAtStart(config.database, { logger, signal: controller.signal });
   } catch (error) {
     if (stopSignal === null) throw error;
     logger.info({ signal: stopSignal }, 'stopped while waiting for the database');
@@ -90,7 +97,11 @@ async function main(): Promise<void> {
   app.addHook('preClose', async () => {
     deps.roleStatus.api.accepting = false;
   });
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
+    // Taken between the check and now: stop what started, then say so.
+    controller.abort();
+    throw describeListenError(error, config.port, config.host) ?? error;
+  });
   deps.roleStatus.api.accepting = true;
   // The host signed requests must name (their Domain line) and Blink links use: often not the listen address.
   logger.info(
@@ -120,28 +131,6 @@ async function main(): Promise<void> {
   };
   stopStarted = (signal) => void shutdown(signal);
   if (stopSignal !== null) await shutdown(stopSignal);
-}
-
-/** Opens the database, waiting for PostgreSQL to come up rather than failing the start. */
-async function openStorage(
-  config: Config,
-  logger: ReturnType<typeof createLogger>,
-  signal: AbortSignal,
-): Promise<Storage> {
-  const backoff = createBackoff({ baseMs: 500, capMs: 10_000, jitter: false });
-  for (;;) {
-    try {
-      return await createDatabase(config.database);
-    } catch (error) {
-      if (config.database.kind !== 'postgres' || signal.aborted) throw error;
-      const delayMs = backoff.next();
-      logger.warn(
-        { err: (error as Error).message, retryInMs: delayMs },
-        'database unavailable at start; retrying',
-      );
-      await sleep(delayMs, signal);
-    }
-  }
 }
 
 main().catch((error: unknown) => {

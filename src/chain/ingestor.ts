@@ -18,8 +18,12 @@ import { createChainReader } from './chain-reader.js';
 import { createOrderedReader, readTransaction } from './fetch-transaction.js';
 import { createIngestorLock, type IngestorLock } from './ingestor-lock.js';
 import { createBatchingSolanaRpc } from './rpc-batch.js';
-import type { RpcEndpoints } from './rpc-endpoints.js';
+import { classifyRpcFailure, type RpcEndpoints } from './rpc-endpoints.js';
 import { runLogSubscription } from './subscription.js';
+
+/** Failures in a row after which a retried backfill logs at error level. */
+const PERSISTENT_FAILURES = 5;
+const FEED_GRACE_MS = 30_000;
 
 /** Live signatures held while a backfill runs; beyond this the backfill reads them instead. */
 const MAX_QUEUED = 100_000;
@@ -35,6 +39,8 @@ export interface IngestorOptions {
   lockPollMs?: number;
   /** While the feed is on a fallback RPC endpoint, how often a preferred one is checked. */
   preferredRecheckMs?: number;
+  /** How long health reads `connecting` while the feed is down before it reads `disconnected` (30 s). */
+  feedGraceMs?: number;
 }
 
 /** What the ingestor uses of the process's dependencies. */
@@ -100,6 +106,12 @@ interface Session {
   /** Live signatures not yet applied, with when each was first seen (Map keeps arrival order). */
   readonly queue: Map<string, number>;
   connected: boolean;
+  /** When the feed was lost; null while up, or before its first connection. */
+  feedDownSince: number | null;
+  readonly startedAt: number;
+  readonly feedGraceMs: number;
+  /** Failed backfills or live batches in a row (warnings first, errors once it persists). */
+  failures: number;
   backfillWanted: boolean;
   busySince: number | null;
   wake: (() => void) | null;
@@ -175,6 +187,10 @@ function createSession(
     retry: createBackoff({ baseMs: 500, capMs: 30_000 }),
     queue: new Map(),
     connected: false,
+    feedDownSince: null,
+    startedAt: Date.now(),
+    feedGraceMs: options.feedGraceMs ?? FEED_GRACE_MS,
+    failures: 0,
     backfillWanted: true,
     busySince: null,
     wake: null,
@@ -206,21 +222,36 @@ function setFeed(s: Session, endpoint: string | null): void {
   status.feedEndpoint = endpoint;
 }
 
-function beat(s: Session, status?: 'disconnected'): Promise<unknown> {
-  return writeHeartbeat(s.deps.storage.db, {
-    status: status ?? (s.connected ? 'connected' : 'connecting'),
-    instance: s.instance,
-    behindSince: status === undefined ? behindSince(s) : null,
-  }).catch((error: unknown) => s.deps.logger.warn({ err: (error as Error).message }, 'heartbeat failed'));
+/**
+ * The feed's state for health: `connecting` for a grace period after it went down (or the session
+ * started), then `disconnected`. While down, the ingestor is behind since the feed was lost; before a
+ * first connection nobody knows by how much (null).
+ */
+function feedState(s: Session): {
+  status: 'connected' | 'connecting' | 'disconnected';
+  behindSince: Date | null;
+} {
+  if (s.connected) return { status: 'connected', behindSince: behindSince(s) };
+  const downFor = Date.now() - (s.feedDownSince ?? s.startedAt);
+  const status = downFor > s.feedGraceMs ? 'disconnected' : 'connecting';
+  return { status, behindSince: s.feedDownSince === null ? null : new Date(s.feedDownSince) };
+}
+
+function beat(s: Session, stopped?: 'disconnected'): Promise<unknown> {
+  const state = stopped === undefined ? feedState(s) : { status: stopped, behindSince: new Date() };
+  return writeHeartbeat(s.deps.storage.db, { ...state, instance: s.instance }).catch((error: unknown) =>
+    s.deps.logger.warn({ err: (error as Error).message }, 'heartbeat failed'),
+  );
 }
 
 function subscriptionHandlers(s: Session): Parameters<typeof runLogSubscription>[1] {
   const { logger, metrics, rpcEndpoints } = s.deps;
   return {
-    onConnected(endpoint) {
+    onConnected(endpoint, websocket) {
       s.connected = true;
+      s.feedDownSince = null;
       setFeed(s, endpoint);
-      logger.info({ endpoint }, 'log subscription up');
+      logger.info({ endpoint, websocket }, `log subscription up on ${websocket}`);
       wantBackfill(s); // whatever landed while we were away
       void beat(s);
     },
@@ -234,13 +265,15 @@ function subscriptionHandlers(s: Session): Parameters<typeof runLogSubscription>
       if (!s.queue.has(signature)) s.queue.set(signature, Date.now());
       wakeLoop(s);
     },
-    onDisconnected(error, retryInMs, endpoint) {
+    onDisconnected(error, retryInMs, endpoint, websocket) {
+      const wasUp = s.connected;
       s.connected = false;
+      if (wasUp) s.feedDownSince = Date.now();
       setFeed(s, null);
       metrics.ingestionReconnects.inc();
       logger.warn(
-        { err: rpcEndpoints.redact(String((error as Error)?.message)), endpoint, retryInMs },
-        'log subscription lost; reconnecting',
+        { err: rpcEndpoints.redact(String((error as Error)?.message)), endpoint, websocket, retryInMs },
+        `log subscription to ${websocket} ${wasUp ? 'lost' : 'failed'}; reconnecting in ${retryInMs} ms`,
       );
       void beat(s);
     },
@@ -293,6 +326,7 @@ async function backfillStep(s: Session): Promise<void> {
       s.signal,
     );
     s.retry.reset();
+    s.failures = 0;
     logger[result.applied > 0 ? 'info' : 'debug'](result, 'backfill done');
   } catch (error) {
     if (!s.signal.aborted) retryLater(s, error, 'backfill');
@@ -302,8 +336,22 @@ async function backfillStep(s: Session): Promise<void> {
 /** Logs the failure and asks for a backfill after the next backoff delay. */
 function retryLater(s: Session, error: unknown, what: string): void {
   const delay = s.retry.next();
-  const err = s.deps.rpcEndpoints.redact(String((error as Error)?.message));
-  s.deps.logger.error({ err, retryInMs: delay }, `${what} failed`);
+  const { rpcEndpoints, logger } = s.deps;
+  const err = rpcEndpoints.redact(String((error as Error)?.message));
+  // An RPC failure names the endpoints cooling down: the ones that just failed (all when unreachable).
+  const endpoints =
+    classifyRpcFailure(error) === null
+      ? []
+      : rpcEndpoints
+          .status()
+          .filter((e) => !e.available)
+          .map((e) => e.endpoint);
+  const cause = endpoints.length > 0 ? `RPC ${endpoints.join(', ')}: ${err}` : err;
+  s.failures += 1;
+  logger[s.failures >= PERSISTENT_FAILURES ? 'error' : 'warn'](
+    { err, endpoints, attempt: s.failures, retryInMs: delay },
+    `${what} failed (${cause}); retrying in ${delay} ms`,
+  );
   const timer = setTimeout(() => wantBackfill(s), delay);
   timer.unref();
 }

@@ -25,6 +25,8 @@ export interface RpcEndpoint {
   readonly index: number;
   /** scheme://host of the HTTP URL: safe for logs and metrics. */
   readonly label: string;
+  /** scheme://host of the WebSocket URL the log feed uses (ws:// or wss://): what feed errors name. */
+  readonly wsLabel: string;
   readonly rpcUrl: string;
   /** The endpoint's own kit transport (one per endpoint; keeps its connections). */
   readonly transport: RpcTransport;
@@ -149,6 +151,7 @@ export function createRpcEndpoints(
   const endpoints: RpcEndpoint[] = configs.map((c, index) => ({
     index,
     label: labels[index] as string,
+    wsLabel: rpcEndpointLabel(c.wsUrl),
     rpcUrl: c.rpcUrl,
     transport: createDefaultRpcTransport({ url: c.rpcUrl }),
     subscriptions: createSolanaRpcSubscriptions(c.wsUrl),

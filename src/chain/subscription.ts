@@ -11,10 +11,10 @@ const STABLE_MS = 10_000;
 
 export interface LogSubscriptionHandlers {
   /** The server acknowledged the subscription: from now on no signature is missed while it stays up. */
-  onConnected(endpoint: string): void;
+  onConnected(endpoint: string, websocket: string): void;
   onSignature(signature: string, slot: number): void;
   /** The subscription failed or dropped; a reconnect follows after the returned delay. */
-  onDisconnected(error: unknown, retryInMs: number, endpoint: string): void;
+  onDisconnected(error: unknown, retryInMs: number, endpoint: string, websocket: string): void;
 }
 
 export interface LogSubscriptionDeps {
@@ -57,7 +57,7 @@ export async function runLogSubscription(
         .logsNotifications({ mentions: [deps.programId] }, { commitment: 'confirmed' })
         .subscribe({ abortSignal: attempt.signal });
       connectedAt = Date.now();
-      handlers.onConnected(endpoint.label);
+      handlers.onConnected(endpoint.label, endpoint.wsLabel);
       for await (const notification of notifications) {
         handlers.onSignature(notification.value.signature, Number(notification.context.slot));
       }
@@ -67,7 +67,7 @@ export async function runLogSubscription(
       if (signal.aborted) return;
       if (movingBack) {
         deps.logger.info({ from: endpoint.label }, 'a preferred RPC endpoint is back; moving the feed to it');
-        handlers.onDisconnected(error, 0, endpoint.label);
+        handlers.onDisconnected(error, 0, endpoint.label, endpoint.wsLabel);
         continue;
       }
       rpcEndpoints.recordFailure(endpoint, error);
@@ -77,7 +77,7 @@ export async function runLogSubscription(
       // Another endpoint out of its cooldown is tried at once; the backoff is for when all have failed.
       const next = rpcEndpoints.pick();
       const delay = next !== null && next !== endpoint && rpcEndpoints.isAvailable(next) ? 0 : backoff.next();
-      handlers.onDisconnected(error, delay, endpoint.label);
+      handlers.onDisconnected(error, delay, endpoint.label, endpoint.wsLabel);
       await sleep(delay, signal);
     } finally {
       clearInterval(recheck);

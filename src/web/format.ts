@@ -20,8 +20,21 @@ export function shortAddress(address: string): string {
   return address.length <= 12 ? address : `${address.slice(0, 4)}…${address.slice(-4)}`;
 }
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
+// Every time shown names its zone (the reader's own): dateStyle/timeStyle cannot, so the parts are spelled.
+const dateTime = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZoneName: 'short',
+});
+const timeOnly = new Intl.DateTimeFormat(undefined, {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  timeZoneName: 'short',
+});
 
 export function formatDateTime(iso: string): string {
   return dateTime.format(new Date(iso));

@@ -1,6 +1,8 @@
 // The override approval page (/overrides/:vault/:nonce): read the blocked transfer, connect the owner's
 // wallet through the Wallet Standard, then approve (sign and send) or reject (sign a message).
 import { ApiError, api, type Override, type Vault } from './api.js';
+import { blinkUrlOf } from './blink-links.js';
+import { blinkOffer } from './blink-offer.js';
 import { h, meta, replaceChildren, requireElement } from './dom.js';
 import { buildSignMessageText, decodeBase64, encodeBase58 } from './encoding.js';
 import { shortAddress } from './format.js';
@@ -123,6 +125,7 @@ function decisionCard(decidable: boolean): HTMLElement {
       account: page.account,
       walletName: page.wallet?.name ?? null,
       busy: page.busy === 'connecting',
+      noWallet: blinkOffer(blinkUrlOf(window.location)),
       onConnect: (wallet) => void choose(wallet),
       onDisconnect: () => {
         page.wallet = null;

@@ -17,6 +17,8 @@ export function walletPanel(input: {
   account: WalletAccount | null;
   walletName: string | null;
   busy: boolean;
+  /** Shown when this browser has no usable wallet (the approval page's Blink). */
+  noWallet?: HTMLElement | null;
   onConnect(wallet: Wallet): void;
   onDisconnect(): void;
 }): HTMLElement {
@@ -43,6 +45,7 @@ export function walletPanel(input: {
           ? 'No Solana wallet found in this browser. Open this page in a browser with a wallet that supports the Wallet Standard (Phantom, Solflare, Backpack and others), or open the Blink from your wallet.'
           : 'The wallets in this browser cannot sign and send Solana transactions for web pages.',
       ),
+      input.noWallet ?? null,
     );
   }
   return h(

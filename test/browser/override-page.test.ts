@@ -137,7 +137,32 @@ describe('override approval page', () => {
     await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
     await page.getByText('No Solana wallet found in this browser').waitFor();
     assert.equal(await page.getByTestId('approve').isDisabled(), true);
-    await page.goto(`${stack.baseUrl}/overrides/${vault}/987654`);
+    // The way on: the override's Blink, as a QR code, a solana-action: link, dial.to and a copy button.
+    const blink = `${stack.baseUrl}/api/actions/${vault}/${nonce}`;
+    await page.getByTestId('blink-qr').waitFor();
+    assert.equal(await page.getByTestId('blink-url').textContent(), blink);
+    assert.equal(await page.getByTestId('solana-action-link').getAttribute('href'), `solana-action:${blink}`);
+    const dial = new URL((await page.getByTestId('dial-to-link').getAttribute('href'))!);
+    assert.equal(dial.origin, 'https://dial.to');
+    assert.equal(dial.searchParams.get('action'), `solana-action:${blink}`);
+    assert.ok(((await page.getByTestId('blink-qr').locator('path').getAttribute('d')) ?? '').length > 500);
+    // The Blink it offers is the real one: a GET of it is the Action of this override.
+    assert.equal((await stack.getJson<{ label: string }>(new URL(blink).pathname)).body.label, 'Approve');
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByTestId('copy-blink').click();
+    await page.getByTestId('copy-blink').getByText('Copied').waitFor();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), blink);
+    // Every time on the page names its time zone.
+    assert.match(
+      (await page.locator('main').textContent()) ?? '',
+      /Requested[^T]*\d{1,2}:\d{2}( [AP]M)? (UTC|GMT)/,
+    );
+    await page.screenshot({ path: join(ARTIFACTS, 'override-page-no-wallet.png'), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(ARTIFACTS, 'override-page-no-wallet-phone.png'), fullPage: true });
+    await page.setViewportSize({ width: 1100, height: 900 });
+    const missing = await page.goto(`${stack.baseUrl}/overrides/${vault}/987654`);
+    assert.equal(missing?.status(), 404);
     await page.getByText('This override does not exist').waitFor();
     assert.deepEqual(errorsOf(page), []);
     await page.context().close();

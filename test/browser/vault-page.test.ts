@@ -60,6 +60,19 @@ describe('vault page', () => {
     assert.equal(await page.evaluate('window.__loadedOnce'), true, 'the page was not reloaded');
     assert.ok(first.signature);
     await page.screenshot({ path: join(ARTIFACTS, 'vault-page.png'), fullPage: true });
+
+    // On a phone every row shows its amount and destination inside the screen, and its time's zone.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const rows = page.getByTestId('transactions').locator('tbody tr');
+    for (let i = 0; i < (await rows.count()); i += 1) {
+      for (const cell of [rows.nth(i).locator('td.num'), rows.nth(i).locator('td code')]) {
+        assert.equal(await cell.isVisible(), true);
+        const box = (await cell.boundingBox())!;
+        assert.ok(box.x >= 0 && box.x + box.width <= 390, `row ${i} cell at ${box.x}+${box.width}`);
+      }
+      assert.match((await rows.nth(i).locator('td').first().textContent()) ?? '', /(UTC|GMT)/);
+    }
+    await page.screenshot({ path: join(ARTIFACTS, 'vault-page-phone.png'), fullPage: true });
     assert.deepEqual(errorsOf(page), []);
     await page.context().close();
   });
@@ -78,7 +91,8 @@ describe('vault page', () => {
 
   test('an unknown vault says so', async () => {
     const page = await openPage(stack, null);
-    await page.goto(`${stack.baseUrl}/vaults/${randomAddress()}`);
+    const response = await page.goto(`${stack.baseUrl}/vaults/${randomAddress()}`);
+    assert.equal(response?.status(), 404);
     await page.getByText('No vault has this address').waitFor();
     assert.deepEqual(errorsOf(page), []);
     await page.context().close();

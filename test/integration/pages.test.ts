@@ -6,8 +6,10 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { createTestApp } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
+import { createOverride, createVault, randomAddress } from '../support/factories.js';
 
-const VAULT = '7ahLfVoTVkWGczwHEDNC4yX8zV1bJy9tr1kaztMtsbT9';
+let VAULT: string;
+let NONCE: string;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 let storage: TestStorage;
@@ -16,6 +18,9 @@ let app: FastifyInstance;
 before(async () => {
   storage = await createTestStorage();
   ({ app } = await createTestApp({ storage: storage.storage, env: { SOLANA_CLUSTER: 'testnet' } }));
+  const vault = await createVault(storage.storage.db);
+  VAULT = vault.address;
+  NONCE = String((await createOverride(storage.storage.db, { vault })).nonce);
 });
 after(async () => {
   await app.close();
@@ -34,9 +39,12 @@ const directives = (csp: string) =>
 const assetUrls = (html: string) => [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
 
 describe('owner pages', () => {
-  for (const path of [`/overrides/${VAULT}/7`, `/vaults/${VAULT}`]) {
-    test(`${path.split('/')[1]} page: an HTML shell under a strict Content-Security-Policy`, async () => {
-      const res = await app.inject({ method: 'GET', url: path });
+  for (const [name, path] of [
+    ['overrides', () => `/overrides/${VAULT}/${NONCE}`],
+    ['vaults', () => `/vaults/${VAULT}`],
+  ] as const) {
+    test(`${name} page: an HTML shell under a strict Content-Security-Policy`, async () => {
+      const res = await app.inject({ method: 'GET', url: path() });
       assert.equal(res.statusCode, 200);
       assert.match(res.headers['content-type'] as string, /^text\/html; charset=utf-8/);
       assert.equal(res.headers['cache-control'], 'no-cache');
@@ -53,6 +61,34 @@ describe('owner pages', () => {
       assert.equal(assetUrls(res.body).length, 2);
     });
   }
+
+  test('a page for a vault or request that does not exist answers 404, with the page (it says so)', async () => {
+    for (const url of [
+      `/vaults/${randomAddress()}`,
+      '/vaults/not-an-address',
+      `/overrides/${VAULT}/987654`,
+      `/overrides/${randomAddress()}/${NONCE}`,
+      `/overrides/${VAULT}/seven`,
+    ]) {
+      const res = await app.inject({ method: 'GET', url });
+      assert.equal(res.statusCode, 404, url);
+      assert.match(res.headers['content-type'] as string, /^text\/html/, url);
+      assert.match(res.body, /<main id="app"/, url);
+    }
+  });
+
+  test('GET / is a small landing page: the API reference, the OpenAPI document, what Blinks are', async () => {
+    const res = await app.inject({ method: 'GET', url: '/' });
+    assert.equal(res.statusCode, 200);
+    assert.match(res.headers['content-type'] as string, /^text\/html; charset=utf-8/);
+    assert.match(res.body, /href="\/docs"/);
+    assert.match(res.body, /href="\/api\/openapi\.json"/);
+    assert.match(res.body, /Blink/);
+    assert.match(res.body, /\(testnet\)/);
+    assert.doesNotMatch(res.body, /<script/);
+    const docs = await app.inject({ method: 'GET', url: '/docs' });
+    assert.ok([200, 302].includes(docs.statusCode), `/docs answered ${docs.statusCode}`);
+  });
 
   test('assets named by their content hash are cached for good; other URLs revalidate', async () => {
     const page = await app.inject({ method: 'GET', url: `/vaults/${VAULT}` });

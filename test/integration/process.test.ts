@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { startService } from '../support/service-process.js';
 import { waitFor } from '../support/wait.js';
@@ -55,5 +56,56 @@ describe('the service process', () => {
     const service = await startService({ DATABASE_URL: 'memory://', ROLES: 'api' });
     const { code } = await service.stop('SIGINT');
     assert.equal(code, 0);
+  });
+});
+
+describe('npm start', () => {
+  test('a SIGTERM to npm stops the service it started (nothing is left running)', async () => {
+    const child = spawn('npm', ['start'], {
+      env: {
+        ...process.env,
+        // The suite resolves our packages to their TypeScript sources; the built service imports dist/.
+        NODE_OPTIONS: '',
+        DATABASE_URL: 'memory://',
+        REDIS_URL: '',
+        ROLES: 'api',
+        PORT: '0',
+        HOST: '127.0.0.1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so that a failed test can still end whatever npm left behind.
+      detached: true,
+    });
+    const output: string[] = [];
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
+    try {
+      // A deadline, not a wait: npm start compiles dist/ first when the sources are newer.
+      const baseUrl = await waitFor(
+        () => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output.join(''))?.[1],
+        {
+          timeoutMs: 180_000,
+          message: 'npm start listening',
+        },
+      );
+      child.kill('SIGTERM');
+      await waitFor(
+        async () => {
+          try {
+            await fetch(`${baseUrl}/livez`);
+            return false;
+          } catch {
+            return true; // connection refused: the service is gone
+          }
+        },
+        { timeoutMs: 15_000, message: 'the service stopped after SIGTERM to npm' },
+      );
+    } finally {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
+    }
   });
 });

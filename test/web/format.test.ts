@@ -3,7 +3,9 @@ import { describe, test } from 'node:test';
 import {
   describeBlockReason,
   explorerUrl,
+  formatDateTime,
   formatDuration,
+  formatTime,
   lamportsText,
   shortAddress,
   sol,
@@ -16,6 +18,15 @@ describe('owner page formatting', () => {
     assert.equal(sol('1'), '0.000000001 SOL');
     assert.equal(sol('18446744073709551615'), '18,446,744,073.709551615 SOL');
     assert.equal(lamportsText('2000000000'), '2,000,000,000 lamports');
+  });
+
+  test('every time shown names its time zone', () => {
+    // Node's default zone here is the machine's (UTC on CI); the page uses the reader's.
+    const zone = new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' })
+      .formatToParts(new Date('2026-11-22T10:05:00Z'))
+      .find((p) => p.type === 'timeZoneName')!.value;
+    assert.ok(formatDateTime('2026-11-22T10:05:00Z').endsWith(zone), formatDateTime('2026-11-22T10:05:00Z'));
+    assert.ok(formatTime('2026-11-22T10:05:07Z').endsWith(zone), formatTime('2026-11-22T10:05:07Z'));
   });
 
   test('durations read as a person says them', () => {

@@ -49,15 +49,18 @@ export function createDatabaseChainStatus(deps: {
       const fresh = beatAge !== null && beatAge <= staleAfter;
       const status: ChainHealth['status'] =
         fresh && (row.status === 'connected' || row.status === 'connecting') ? row.status : 'disconnected';
-      // Behind: since the oldest unapplied signature was seen; silent ingestor: since its last beat.
+      // Behind: since the oldest unapplied signature was seen, or the feed was lost; silent ingestor:
+      // since its last beat; a feed that never connected: unknown (null).
       const lag =
         beatAge === null
           ? null
-          : status === 'disconnected'
+          : !fresh
             ? beatAge
-            : row.behind === null
-              ? 0
-              : Math.max(0, Number(row.behind));
+            : row.behind !== null
+              ? Math.max(0, Number(row.behind))
+              : status === 'connected'
+                ? 0
+                : null;
       return {
         status,
         cluster: deps.cluster,

@@ -34,7 +34,7 @@ interface Asset {
 }
 
 export interface Site {
-  pages: { override: string; vault: string };
+  pages: { override: string; vault: string; home: string };
   assets: ReadonlyMap<string, Asset>;
 }
 
@@ -68,14 +68,39 @@ export function loadSite(cluster: string, publicDir = PUBLIC_DIR): Site {
         return `/assets/${escapeHtml(arg)}?v=${asset.hash}`;
       },
     );
-  return { pages: { override: render('override.html'), vault: render('vault.html') }, assets };
+  return {
+    pages: { override: render('override.html'), vault: render('vault.html'), home: render('home.html') },
+    assets,
+  };
 }
 
-function sendHtml(reply: FastifyReply, html: string) {
-  return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
+function sendHtml(reply: FastifyReply, html: string, status = 200) {
+  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
 }
 
-export const pagesRoutes: FastifyPluginAsyncTypebox<{ cluster: string }> = async (app, { cluster }) => {
+/** Whether what a page shows exists: a page for nothing answers 404 (the page then says what is wrong). */
+export interface PageLookups {
+  vault(address: string): Promise<unknown>;
+  override(vault: string, nonce: string, transfer: string | undefined): Promise<unknown>;
+}
+
+/** 404 when the lookup says not found (or the link cannot name anything); 200 otherwise, errors included. */
+async function pageStatus(lookup: () => Promise<unknown>): Promise<number> {
+  try {
+    await lookup();
+    return 200;
+  } catch (error) {
+    const code = error instanceof AppError ? error.code : '';
+    return code.endsWith('_NOT_FOUND') || code === 'VALIDATION_ERROR' ? 404 : 200;
+  }
+}
+
+const NONCE = /^[0-9]{1,20}$/;
+
+export const pagesRoutes: FastifyPluginAsyncTypebox<{ cluster: string; lookups: PageLookups }> = async (
+  app,
+  { cluster, lookups },
+) => {
   const site = loadSite(cluster);
   const page = {
     // Pages and their assets cost nothing to serve; the API calls they make spend the budgets.
@@ -92,10 +117,16 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ cluster: string }> = async
         summary: 'Approval page of an override: review, then approve or reject with a browser wallet',
         params: OverridePageParams,
         querystring: SharedLinkQuery,
-        response: { 200: HtmlPage },
+        response: { 200: HtmlPage, 404: HtmlPage },
       },
     },
-    async (_request, reply) => sendHtml(reply, site.pages.override),
+    async (request, reply) => {
+      const { vault, nonce } = request.params;
+      const status = NONCE.test(nonce)
+        ? await pageStatus(() => lookups.override(vault, nonce, request.query.transfer))
+        : 404;
+      return sendHtml(reply, site.pages.override, status);
+    },
   );
 
   app.get(
@@ -107,10 +138,25 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ cluster: string }> = async
         tags: ['pages'],
         summary: 'Vault page: balance, daily limit use, spending, overrides and live activity',
         params: VaultPageParams,
+        response: { 200: HtmlPage, 404: HtmlPage },
+      },
+    },
+    async (request, reply) =>
+      sendHtml(reply, site.pages.vault, await pageStatus(() => lookups.vault(request.params.address))),
+  );
+
+  app.get(
+    '/',
+    {
+      ...page,
+      schema: {
+        hide: true,
+        tags: ['pages'],
+        summary: 'Landing page: what the service is, where the API reference is, what Blinks are',
         response: { 200: HtmlPage },
       },
     },
-    async (_request, reply) => sendHtml(reply, site.pages.vault),
+    async (_request, reply) => sendHtml(reply, site.pages.home),
   );
 
   app.get(

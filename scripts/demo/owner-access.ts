@@ -1,0 +1,42 @@
+// The demo owner's access, saved so a visitor can act as the owner after the demo started: the wallet's
+// key (solana-keygen's JSON format) and an API key, with the commands that use them.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Owner } from './owner.js';
+
+export interface OwnerAccess {
+  readonly keypairFile: string;
+  readonly envFile: string;
+  readonly apiKey: string;
+}
+
+/** Creates an API key for the owner (a signed request, as anyone would) and writes both keys to dataDir. */
+export async function saveOwnerAccess(owner: Owner, baseUrl: string, dataDir: string): Promise<OwnerAccess> {
+  const { key } = await owner.call<{ key: string }>('POST', '/api/api-keys', { name: 'demo owner' });
+  const keypairFile = join(dataDir, 'owner-keypair.json');
+  const envFile = join(dataDir, 'owner.env');
+  // Owner-only files: a demo key, but the habit is the right one.
+  writeFileSync(keypairFile, `${JSON.stringify([...owner.wallet.secretKey])}\n`, { mode: 0o600 });
+  writeFileSync(
+    envFile,
+    `# The demo owner (${owner.address}): \`set -a; . ${envFile}; set +a\`\nVAULTKEEPER_API_URL=${baseUrl}\nVAULTKEEPER_API_KEY=${key}\n`,
+    { mode: 0o600 },
+  );
+  return { keypairFile, envFile, apiKey: key };
+}
+
+/** What the visitor can run as the owner while the demo runs. */
+export function ownerAccessLines(owner: Owner, access: OwnerAccess, baseUrl: string): string[] {
+  return [
+    '',
+    `  Act as the demo owner (${owner.address}):`,
+    `    wallet key (solana-keygen format)  ${access.keypairFile}`,
+    `    API key and URL                    ${access.envFile}`,
+    `    set -a; . ${access.envFile}; set +a`,
+    '    curl -s -H "Authorization: Bearer $VAULTKEEPER_API_KEY" $VAULTKEEPER_API_URL/api/webhooks   # the owner\'s webhooks',
+    '    npx vaultkeeper webhooks test --webhook <id from that list>                                # sends a webhook.test delivery',
+    '    npx vaultkeeper listen                                                                    # the live feed, as the owner',
+    `    (the service holds data/demo while it runs: owner commands go through its API at ${baseUrl})`,
+    '',
+  ];
+}

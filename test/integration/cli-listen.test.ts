@@ -3,6 +3,8 @@
 // and standardwebhooks, a dropped stream resumed without loss or duplicate, and a key never printed.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import { verifyWebhook } from '@vaultkeeper/webhooks';
@@ -146,6 +148,20 @@ function startListen(args: string[]): Listener {
   return { child, stdout, stderr, secret };
 }
 
+async function writeTranscript(listener: Listener, verified: Verified[]) {
+  const redact = (line: string) => line.replace(/whsec_\S+/g, 'whsec_[redacted]');
+  const lines = [
+    '$ vaultkeeper listen --forward-to <receiver>   (stderr)',
+    ...listener.stderr.map(redact),
+    '(stdout)',
+    ...listener.stdout,
+    '(the receiver, verifying each request with @vaultkeeper/webhooks and standardwebhooks)',
+    ...verified.map((v) => `verified ${v.event} ${v.id} (feed id ${v.feedId})`),
+  ];
+  await mkdir('test-artifacts', { recursive: true });
+  await writeFile(join('test-artifacts', 'listen-transcript.txt'), `${lines.join('\n')}\n`);
+}
+
 const stopped = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => {
     if (child.exitCode !== null) resolve(child.exitCode);
@@ -211,6 +227,8 @@ describe('vaultkeeper listen', () => {
         listener.stdout.slice(0, 5),
         verified.map((v) => `${v.event}  ${v.id}  → 200`),
       );
+      // The session as a developer sees it, kept beside the browser screenshots (secret redacted).
+      await writeTranscript(listener, verified);
       const printed = [...listener.stdout, ...listener.stderr].join('\n');
       assert.ok(!printed.includes(apiKey.slice(3)), 'the API key is never printed');
       const request = receiver.requests[0]!;

@@ -131,7 +131,8 @@ export const checkTransactionResponse = object<Spec.TransactionResponse>({
   type: literal('transaction'),
   transaction: base64,
   message: optional(string),
-  links: absent,
+  // Action chaining: approve names where the client posts the signature once sent.
+  links: object<NonNullable<Spec.TransactionResponse['links']>>({ next: postNextActionLink }),
 });
 export const checkPostResponse = object<Spec.PostResponse>({
   type: literal('post'),

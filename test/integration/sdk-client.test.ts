@@ -94,6 +94,8 @@ async function seed(owner: TestWallet) {
   }
   const vault = created[0]!.vault;
   await h.fake.deposit(vault, 100n * SOL);
+  // The owner pays for what they sign (approve is simulated before it is handed out).
+  await h.fake.airdrop(owner.address as Address, SOL);
   const executed = [];
   for (let i = 1n; i <= 3n; i += 1n) executed.push(await h.fake.execute(vault, { amount: i * SOL }));
   const blocked = [];
@@ -214,6 +216,7 @@ describe('vaultkeeper/client wallet auth', () => {
       name: 'Before',
     });
     await waitForSignatures(h.storage.storage, [created.signature]);
+    await h.fake.airdrop(owner.address as Address, SOL);
     const client = clientFor(await fromSecretKey(owner.secretKey));
     const agent = randomAddress();
     const draft = await client.vaults.create({
@@ -254,6 +257,7 @@ describe('vaultkeeper/client Blinks and webhooks', () => {
     const approval = await client.actions.approve(first, { account: owner.address });
     assert.equal(approval.type, 'transaction');
     assert.ok(approval.transaction.length > 100);
+    assert.match(approval.links.next.href, /\/approve\/confirm$/);
 
     const rejected = await client.actions.reject(second, { account: owner.address });
     assert.equal(rejected.type, 'post');

@@ -440,6 +440,30 @@ describe('PATCH /api/vaults/:address', () => {
     assert.ok(chain().whitelist.includes(incoming as Address));
   });
 
+  test('422 SIMULATION_FAILED naming the program error when the chain moved on, and the name is not applied', async () => {
+    const { app } = await start();
+    const owner = createTestWallet();
+    const listed = randomAddress() as Address;
+    const { row } = await seedVault(owner, [listed]);
+    // Removed on chain; ingestion has not caught up, so the stored whitelist still has it.
+    await validator.removeFromWhitelist(row.address as Address, listed);
+    const response = await patch(app, owner, row.address, {
+      name: 'Renamed',
+      whitelist: { remove: [listed] },
+    });
+    assert.equal(response.statusCode, 422, response.body);
+    const body = response.json();
+    assert.equal(body.code, 'SIMULATION_FAILED');
+    assert.equal(
+      body.error,
+      'The vault program would refuse this transaction at remove_from_whitelist (WhitelistNotFound: Whitelist address not found).',
+    );
+    assert.deepEqual(body.details.programError, { code: 12013, name: 'WhitelistNotFound' });
+    assert.equal(body.details.instruction, 'remove_from_whitelist');
+    const detail = await app.inject(`/api/vaults/${row.address}`);
+    assert.equal(detail.json().name, 'Ops', 'nothing is written when no transaction can be handed out');
+  });
+
   test('name and chain fields together: the name now, the rest in the transaction', async () => {
     const { app } = await start();
     const owner = createTestWallet();

@@ -326,9 +326,11 @@ export interface ActionPostRequest {
 
 export interface ActionTransaction {
   type: 'transaction';
-  /** Unsigned wire transaction, base64; fee payer = account. */
+  /** Unsigned wire transaction, base64; fee payer = account; simulated, compute budget first. */
   transaction: string;
   message: string;
+  /** Action chaining: POST `{ account, signature }` to `next.href` once the transaction is sent. */
+  links: { next: { type: 'post'; href: string } };
 }
 
 /** Solana Actions 2.4 SignMessageData. */

@@ -93,7 +93,7 @@ describe('ingestion under failure', () => {
       logs,
       env: { SOLANA_RPC_URL: fake.rpcUrl, SOLANA_WS_URL: fake.wsUrl },
     });
-    const subscribed = () => logs.lines.filter((l) => l.includes('"msg":"log subscription up"')).length;
+    const subscribed = () => logs.lines.filter((l) => l.includes('"msg":"log subscription up on ')).length;
     ingestor = startTestIngestor(deps);
     await waitFor(() => subscribed() === 1, { message: 'subscribed' });
     const { vault } = await fake.burst(500, { blockEvery: 10, perSlot: 3 });

@@ -92,6 +92,8 @@ const UNDOCUMENTED = [
   /^\/vaults\//,
   /^\/overrides\//,
   /^\/webhooks\/confirm\//,
+  // The HTML landing page for people, linking /docs.
+  /^\/$/,
 ];
 const OPERATION_ID = /^[a-z][a-zA-Z0-9]*$/;
 const STANDARD_FORMATS = new Set(['date-time', 'date', 'uuid', 'uri', 'email', 'int32', 'int64', 'byte']);

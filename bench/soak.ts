@@ -274,6 +274,9 @@ export async function main(): Promise<number> {
   const wallet = createTestWallet();
   const service = await startService(fake, backend);
   const call = createCaller(service.baseUrl, tally);
+  // The owner pays the approve's fees: approve is simulated before it is handed out, so an empty
+  // wallet would get 422 (it cannot pay the network fee) instead of a transaction.
+  await fake.airdrop(wallet.address as Address, 10n ** 12n);
   const vaults = await createVaults(fake, wallet.address as Address);
   for (const vault of [...vaults.quiet, ...vaults.busy, vaults.blink]) {
     await waitUntil(`vault ${vault}`, 120_000, async () =>

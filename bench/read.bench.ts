@@ -86,7 +86,9 @@ function clientAddresses(family: Family = 'ipv4'): () => string {
   let next = 0;
   if (family === 'ipv6') {
     const hosts = Array.from({ length: 256 }, (_, h) =>
-      h % 2 === 0 ? `::${((h * 7919) & 0xffff).toString(16)}` : `:0:${h.toString(16)}:${(h * 31).toString(16)}:1`,
+      h % 2 === 0
+        ? `::${((h * 7919) & 0xffff).toString(16)}`
+        : `:0:${h.toString(16)}:${(h * 31).toString(16)}:1`,
     );
     return () => {
       const i = next++ % CLIENTS;

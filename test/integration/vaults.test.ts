@@ -440,7 +440,12 @@ describe('OpenAPI', () => {
         [...parameters].sort(),
         path,
       );
-      assert.ok(get.responses['200'].content['application/json'].schema.properties, path);
+      // Named resources are components, referenced by $ref.
+      const schema = get.responses['200'].content['application/json'].schema;
+      const resolved = schema.$ref
+        ? document.components.schemas[schema.$ref.replace('#/components/schemas/', '')]
+        : schema;
+      assert.ok(resolved?.properties, path);
       assert.ok(get.responses['400'], path);
     }
   });

@@ -223,6 +223,11 @@ describe('vaultkeeper listen', () => {
         'in feed order',
       );
       assert.equal(new Set(verified.map((v) => v.id)).size, 5, 'no duplicate');
+      // listen prints a forward's line once the receiver's answer is back, just after the receiver saw it.
+      await waitFor(() => listener!.stdout.length >= 5, {
+        timeoutMs: 30_000,
+        message: 'listen printed each forward',
+      });
       assert.deepEqual(
         listener.stdout.slice(0, 5),
         verified.map((v) => `${v.event}  ${v.id}  → 200`),

@@ -3,16 +3,12 @@
 //   npx tsx bench/actions.bench.ts [--duration 5] [--connections 20] [--postgres]
 // --postgres uses DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) for a fresh database;
 // otherwise in-memory PGlite. The fake validator answers the RPC (same process: its cost is included).
-import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import type { Address } from '@solana/kit';
 import autocannon from 'autocannon';
-import { buildApp } from '../src/app.js';
-import { createTestDeps } from '../test/support/app.js';
-import { createTestStorage } from '../test/support/database.js';
 import { createOverride, createVault, randomAddress } from '../test/support/factories.js';
-import { startFakeValidator } from '../test/support/fake-validator/index.js';
 import { createTestWallet } from '../test/support/wallet.js';
+import { startAppOnFakeChain } from './support/chain-app.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -31,19 +27,7 @@ const TARGETS = { metadata: 1_000, approve: 300, reject: 500 } as const;
 if (args.postgres) process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/test';
 else delete process.env.DATABASE_URL;
 
-const storage = await createTestStorage();
-const fake = await startFakeValidator();
-const deps = createTestDeps({
-  storage: storage.storage,
-  env: {
-    SOLANA_RPC_URL: fake.rpcUrl,
-    RATE_LIMIT_ENABLED: 'false',
-    PUBLIC_BASE_URL: 'https://blinks.example',
-  },
-});
-const app = await buildApp(deps);
-await app.listen({ port: 0, host: '127.0.0.1' });
-const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+const { storage, fake, app, base } = await startAppOnFakeChain();
 
 // One vault on the fake chain whose agent was blocked OVERRIDES times, stored as ingestion stores it.
 const owner = createTestWallet();

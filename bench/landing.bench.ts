@@ -3,16 +3,13 @@
 //   npx tsx bench/landing.bench.ts [--duration 5] [--owners 20] [--latency 20]
 // Each connection is one owner approving their own blocked transfer (their own vault, so their own
 // writable-account set for the priority fee estimate). In-memory PGlite; the fake runs in this process.
-import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import type { Address } from '@solana/kit';
 import autocannon from 'autocannon';
-import { buildApp } from '../src/app.js';
-import { createTestDeps } from '../test/support/app.js';
-import { createTestStorage } from '../test/support/database.js';
 import { createOverride, createVault, randomAddress } from '../test/support/factories.js';
-import { countSequentialRoundTrips, startFakeValidator } from '../test/support/fake-validator/index.js';
+import { countSequentialRoundTrips } from '../test/support/fake-validator/index.js';
 import { createTestWallet } from '../test/support/wallet.js';
+import { startAppOnFakeChain } from './support/chain-app.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -27,19 +24,7 @@ const LATENCY_MS = Number(args.latency);
 const SOL = 1_000_000_000n;
 
 delete process.env.DATABASE_URL;
-const storage = await createTestStorage();
-const fake = await startFakeValidator();
-const deps = createTestDeps({
-  storage: storage.storage,
-  env: {
-    SOLANA_RPC_URL: fake.rpcUrl,
-    RATE_LIMIT_ENABLED: 'false',
-    PUBLIC_BASE_URL: 'https://blinks.example',
-  },
-});
-const app = await buildApp(deps);
-await app.listen({ port: 0, host: '127.0.0.1' });
-const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+const { storage, fake, app, base } = await startAppOnFakeChain();
 
 /** One owner: a funded vault whose agent was blocked; the approve path (building stores nothing: it repeats). */
 async function seedOwner(): Promise<{ account: string; path: string }> {

@@ -9,6 +9,9 @@ type Json = Record<string, unknown>;
 const CUSTOM_FORMATS: Readonly<Record<string, string>> = {
   'solana-address': '^[1-9A-HJ-NP-Za-km-z]{32,44}$',
   'solana-signature': '^[1-9A-HJ-NP-Za-km-z]{64,88}$',
+  // A transaction's record uuid (a list item's id) or its signature.
+  'transaction-key':
+    '^([1-9A-HJ-NP-Za-km-z]{64,88}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$',
   // A vault address or its record uuid.
   'vault-id':
     '^([1-9A-HJ-NP-Za-km-z]{32,44}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$',

@@ -7,10 +7,11 @@ import { isSolanaAddress } from './address.js';
 import { base58DecodedLength } from './base58.js';
 
 Format.Set('solana-address', (value) => isSolanaAddress(value));
-Format.Set(
-  'solana-signature',
-  (value) => value.length >= 64 && value.length <= 88 && base58DecodedLength(value) === 64,
-);
+/** A base58 text of 64 bytes: the form of a transaction signature. */
+export const isSolanaSignature = (value: string): boolean =>
+  value.length >= 64 && value.length <= 88 && base58DecodedLength(value) === 64;
+
+Format.Set('solana-signature', isSolanaSignature);
 
 export const Signature = (description = 'base58 transaction signature') =>
   Type.String({ format: 'solana-signature', minLength: 64, maxLength: 88, description });

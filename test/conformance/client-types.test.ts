@@ -23,7 +23,7 @@ const TYPES: [name: string, method: string, path: string, where: string][] = [
   ['AuthVerifyResponse', 'post', '/api/auth/verify', '200'],
   ['TransactionList', 'get', '/api/transactions', '200'],
   ['TransactionListQuery', 'get', '/api/transactions', 'query'],
-  ['TransactionDetail', 'get', '/api/transactions/{signature}', '200'],
+  ['TransactionDetail', 'get', '/api/transactions/{key}', '200'],
   ['OverrideList', 'get', '/api/overrides', '200'],
   ['OverrideListQuery', 'get', '/api/overrides', 'query'],
   ['Override', 'get', '/api/overrides/{vault}/{nonce}', '200'],

@@ -139,6 +139,13 @@ describe('vaultkeeper/client reads', () => {
     const executed = await client.transactions.get(s.executed[0]!.signature);
     assert.equal(executed.amount, String(SOL));
     assert.equal(executed.status, 'executed');
+    // A blocked list item (signature null there) opens by its id, with the attempt's signature.
+    const blockedItem = transactions.find((t) => t.status === 'blocked')!;
+    assert.equal(blockedItem.signature, null);
+    const blocked = await client.transactions.get(blockedItem.id);
+    assert.equal(blocked.id, blockedItem.id);
+    assert.ok(s.blocked.some((b) => b.signature === blocked.signature));
+    assert.match(blocked.explorerUrl ?? '', /^https:\/\/explorer\.solana\.com\/tx\//);
 
     const overrides = await collect(client.overrides.all({ vault: s.vault, limit: 1 }));
     assert.equal(overrides.length, 2);

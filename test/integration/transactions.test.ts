@@ -280,7 +280,7 @@ describe('GET /api/transactions', () => {
   }
 });
 
-describe('GET /api/transactions/:signature', () => {
+describe('GET /api/transactions/:key', () => {
   test('returns an executed transfer with its signature and explorerUrl', async () => {
     const { app } = await start();
     const { vault, executed } = await seedKinds();
@@ -316,6 +316,51 @@ describe('GET /api/transactions/:signature', () => {
       timestamp: '2026-11-20T11:00:00.000Z',
       blinkUrl: `${BASE}/api/actions/${vault.address}/7`,
       explorerUrl: `https://explorer.solana.com/tx/${blockedWithOverride.signature}?cluster=devnet`,
+    });
+  });
+
+  test("opens every list item by its id: a blocked one with its attempt's signature, a pending one without", async () => {
+    const { app } = await start();
+    const { vault, blockedWithOverride, pending, executed } = await seedKinds();
+    const list = (await getJson(app, `/api/transactions?vault=${vault.address}`)).body;
+    const item = (id: string) => list.transactions.find((t: { id: string }) => t.id === id);
+    assert.equal(item(blockedWithOverride.id).signature, null, 'the list rule stays');
+
+    const blocked = await getJson(app, `/api/transactions/${blockedWithOverride.id}`);
+    assert.equal(blocked.status, 200);
+    assert.deepEqual(blocked.body, {
+      ...item(blockedWithOverride.id),
+      signature: blockedWithOverride.signature,
+      explorerUrl: `https://explorer.solana.com/tx/${blockedWithOverride.signature}?cluster=devnet`,
+    });
+    // The same detail as by signature.
+    const bySignature = await getJson(app, `/api/transactions/${blockedWithOverride.signature}`);
+    assert.deepEqual(bySignature.body, blocked.body);
+
+    // Pending: nothing sent yet, so no signature and no explorer link; the list item as it is.
+    const open = await getJson(app, `/api/transactions/${pending.id.toUpperCase()}`);
+    assert.equal(open.status, 200);
+    assert.deepEqual(open.body, item(pending.id));
+    assert.equal((await getJson(app, `/api/transactions/${executed.id}`)).body.signature, executed.signature);
+  });
+
+  test('answers TRANSACTION_NOT_FOUND naming the id for an unknown id, and refuses ?index with an id', async () => {
+    const { app } = await start();
+    const { executed } = await seedKinds();
+    const id = '6f1c2a52-3b7e-4d2a-9c1e-1234567890ab';
+    const { status, body } = await getJson(app, `/api/transactions/${id}`);
+    assert.equal(status, 404);
+    assert.deepEqual(body, {
+      error: 'Transaction not found',
+      code: 'TRANSACTION_NOT_FOUND',
+      details: { id },
+    });
+    const indexed = await getJson(app, `/api/transactions/${executed.id}?index=0`);
+    assert.equal(indexed.status, 400);
+    assert.deepEqual(indexed.body, {
+      error: 'index: applies to a signature, not an id',
+      code: 'VALIDATION_ERROR',
+      details: { issues: [{ path: 'query.index', message: 'applies to a signature, not an id' }] },
     });
   });
 
@@ -363,12 +408,18 @@ describe('GET /api/transactions/:signature', () => {
     });
   });
 
-  test('rejects a malformed signature or index with VALIDATION_ERROR', async () => {
+  test('rejects a malformed key (neither an id nor a signature) or index with the VALIDATION_ERROR envelope', async () => {
     const { app } = await start();
     const signature = randomSignature();
+    const malformed = await getJson(app, '/api/transactions/not-a-key');
+    assert.equal(malformed.status, 400);
+    assert.equal(malformed.body.code, 'VALIDATION_ERROR');
+    assert.match(malformed.body.error, /^key: /);
+    assert.deepEqual(Object.keys(malformed.body).sort(), ['code', 'details', 'error']);
     for (const [url, path] of [
-      ['/api/transactions/not-a-signature', 'params.signature'],
-      [`/api/transactions/${randomAddress()}`, 'params.signature'],
+      ['/api/transactions/not-a-signature', 'params.key'],
+      [`/api/transactions/${randomAddress()}`, 'params.key'],
+      ['/api/transactions/6f1c2a52-3b7e-4d2a-9c1e-1234567890a', 'params.key'],
       [`/api/transactions/${signature}?index=-1`, 'query.index'],
       [`/api/transactions/${signature}?index=first`, 'query.index'],
       [`/api/transactions/${signature}?index=1.5`, 'query.index'],

@@ -427,7 +427,7 @@ describe('OpenAPI', () => {
       '/api/vaults': ['owner', 'page', 'limit'],
       '/api/vaults/{address}': ['address'],
       '/api/transactions': ['vault', 'status', 'page', 'limit'],
-      '/api/transactions/{signature}': ['signature', 'index'],
+      '/api/transactions/{key}': ['key', 'index'],
       '/api/overrides': ['vault', 'status', 'page', 'limit'],
       '/api/overrides/{vault}/{nonce}': ['vault', 'nonce', 'transfer'],
     };

@@ -66,7 +66,7 @@ export {
   type ErrorCode,
 } from './wire.js';
 
-/** The transaction detail (GET /api/transactions/:signature). */
+/** The transaction detail (GET /api/transactions/:key, by a list item's id or by signature). */
 export type Transaction = TransactionDetail;
 /** An override request (kept under the name earlier releases used). */
 export type OverrideRequest = Override;
@@ -136,9 +136,17 @@ function transactionMethods(t: Transport) {
         const { transactions, pagination } = await list({ ...query, page }, o);
         return { items: transactions, pagination };
       }),
-    /** One transfer by signature; `index` picks another transfer of the same transaction. */
-    get: (signature: string, query: { index?: number } = {}, o: CallOptions = {}) =>
-      t.request<Transaction>({ method: 'GET', path: `/api/transactions/${seg(signature)}`, query, ...o }),
+    /**
+     * One transfer by a list item's `id` (any status) or by signature; with a signature, `index` picks
+     * another transfer of the same transaction.
+     */
+    get: (idOrSignature: string, query: { index?: number } = {}, o: CallOptions = {}) =>
+      t.request<Transaction>({
+        method: 'GET',
+        path: `/api/transactions/${seg(idOrSignature)}`,
+        query,
+        ...o,
+      }),
   };
 }
 

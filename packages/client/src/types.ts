@@ -120,11 +120,16 @@ export interface AuthVerifyResponse {
   message: string;
 }
 
-/** A transaction in detail (GET /api/transactions/:signature). */
+/**
+ * A transaction in detail (GET /api/transactions/:key, by a list item's `id` or by signature). Lists
+ * show `signature` only for executed transfers; the detail shows the Solana transaction the transfer
+ * came from: the executing one, or for a blocked transfer the agent's transaction the program failed.
+ */
 export interface TransactionDetail extends Omit<Transaction, 'signature'> {
-  signature: string;
-  /** The Solana Explorer page. */
-  explorerUrl: string;
+  /** Null only while pending (nothing sent yet). */
+  signature: string | null;
+  /** The Solana Explorer page of `signature`; left out while pending. */
+  explorerUrl?: string;
 }
 
 export interface TransactionList {

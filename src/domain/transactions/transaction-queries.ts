@@ -1,6 +1,6 @@
 // The transaction read queries, as named prepared statements (one per filter combination, each
 // served by its own index in newest-first order).
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Storage } from '../../storage/database.js';
 import { overrides } from '../../storage/schema/overrides.js';
 import { type TransactionStatus, transactions } from '../../storage/schema/transactions.js';
@@ -123,6 +123,19 @@ function prepareCounterSums(db: Storage['db']) {
     .prepare('vk_transactions_counters');
 }
 
+/** The first transfer (by event index) that `where` matches, with its vault and override. */
+async function firstRecord(db: Storage['db'], where: SQL | undefined): Promise<TransactionRecord | null> {
+  const [record] = await db
+    .select(recordColumns)
+    .from(transactions)
+    .innerJoin(vaults, eq(vaults.id, transactions.vaultId))
+    .leftJoin(overrides, eq(overrides.id, transactions.overrideId))
+    .where(where)
+    .orderBy(asc(transactions.eventIndex), asc(transactions.id))
+    .limit(1);
+  return record ?? null;
+}
+
 export function createTransactionQueries(storage: Storage, anchors: PageAnchors = createPageAnchors()) {
   const { db } = storage;
   /** After a page is read: its last row is the anchor of the position that follows it. */
@@ -203,15 +216,15 @@ export function createTransactionQueries(storage: Storage, anchors: PageAnchors 
     /** The transfer of a signature at an event index, or its first by event index. */
     async bySignature(signature: string, index: number | undefined): Promise<TransactionRecord | null> {
       const matches = eq(transactions.signature, signature);
-      const [record] = await db
-        .select(recordColumns)
-        .from(transactions)
-        .innerJoin(vaults, eq(vaults.id, transactions.vaultId))
-        .leftJoin(overrides, eq(overrides.id, transactions.overrideId))
-        .where(index === undefined ? matches : and(matches, eq(transactions.eventIndex, index)))
-        .orderBy(asc(transactions.eventIndex), asc(transactions.id))
-        .limit(1);
-      return record ?? null;
+      return firstRecord(
+        db,
+        index === undefined ? matches : and(matches, eq(transactions.eventIndex, index)),
+      );
+    },
+
+    /** The transfer of a record id (what a list item's `id` names). */
+    byId(id: string): Promise<TransactionRecord | null> {
+      return firstRecord(db, eq(transactions.id, id));
     },
   };
 }

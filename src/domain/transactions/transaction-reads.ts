@@ -1,6 +1,6 @@
-// Public transaction reads: lists newest first (timestamp desc, then id) and the detail by signature.
+// Public transaction reads: lists newest first (timestamp desc, then id) and the detail by id or signature.
 import { CACHE_TTL, CROSS_VAULT_TAG, vaultTag } from '../../cache/tags.js';
-import { AppError } from '../../errors.js';
+import { AppError, validationError } from '../../errors.js';
 import {
   isPastEnd,
   type PageRequest,
@@ -9,6 +9,7 @@ import {
   toPageRequest,
   toPagination,
 } from '../../lib/pagination.js';
+import { isUuid } from '../../lib/uuid.js';
 import type { Storage } from '../../storage/database.js';
 import type { TransactionStatus } from '../../storage/schema/transactions.js';
 import type { ReadCache } from '../read-cache.js';
@@ -71,15 +72,20 @@ export function createTransactionReadService(deps: TransactionReadDeps) {
     return toList(records, request, total);
   }
 
-  async function loadDetail(signature: string, index: number | undefined): Promise<TransactionDetail> {
-    const record = await queries.bySignature(signature, index);
-    if (record === null) {
-      throw new AppError('TRANSACTION_NOT_FOUND', 'Transaction not found', {
-        signature,
-        ...(index === undefined ? {} : { index }),
-      });
+  async function loadDetail(key: string, index: number | undefined): Promise<TransactionDetail> {
+    const byId = isUuid(key);
+    if (byId && index !== undefined) {
+      throw validationError([{ path: 'query.index', message: 'applies to a signature, not an id' }]);
     }
-    return toTransactionDetail({ ...record, signature }, links);
+    const record = byId ? await queries.byId(key) : await queries.bySignature(key, index);
+    if (record === null) {
+      throw new AppError(
+        'TRANSACTION_NOT_FOUND',
+        'Transaction not found',
+        byId ? { id: key } : { signature: key, ...(index === undefined ? {} : { index }) },
+      );
+    }
+    return toTransactionDetail(record, links);
   }
 
   const listKey = (query: TransactionListQuery, request: PageRequest) =>
@@ -117,13 +123,16 @@ export function createTransactionReadService(deps: TransactionReadDeps) {
       );
     },
 
-    /** A transfer by signature: the first by event index, or the one at event index `index`. */
-    getTransaction(signature: string, index?: number): Promise<TransactionDetail> {
+    /**
+     * A transfer by a list item's id, or by signature: the first by event index, or the one at event
+     * index `index` (signatures only).
+     */
+    getTransaction(key: string, index?: number): Promise<TransactionDetail> {
       return readCache.read(
-        `transaction:${signature}:${index ?? 'first'}`,
+        `transaction:${key}:${index ?? 'first'}`,
         CACHE_TTL.transactionList,
         (transaction) => [vaultTag(transaction.vault)],
-        () => loadDetail(signature, index),
+        () => loadDetail(key, index),
       );
     },
   };

@@ -30,7 +30,11 @@ export type BlockReason = (typeof BLOCK_REASONS)[number];
 
 const transactionFields = {
   id: Type.String({ format: 'uuid' }),
-  signature: NullableString({ description: 'null for blocked and pending items in lists' }),
+  signature: NullableString({
+    description:
+      'executed: the signature of the transaction that made the transfer; blocked and pending: null in lists ' +
+      "(open the item with GET /api/transactions/{id} to read a blocked attempt's signature)",
+  }),
   vault: Address('the vault address'),
   destination: Address(),
   amount: Lamports(),
@@ -49,12 +53,24 @@ const transactionFields = {
 export const TransactionResource = Type.Object(transactionFields, { title: 'Transaction' });
 export type TransactionResource = Static<typeof TransactionResource>;
 
-/** The detail (GET /api/transactions/:signature): the list item plus its signature and explorerUrl. */
+/**
+ * The detail (GET /api/transactions/:key, by signature or by a list item's id): the list item plus the
+ * signature of the Solana transaction it came from and its explorerUrl. docs/BEHAVIOUR.md, Formats.
+ */
 export const TransactionDetail = Type.Object(
   {
     ...transactionFields,
-    signature: Type.String({ description: 'base58 transaction signature' }),
-    explorerUrl: Type.String({ format: 'uri', description: 'the Solana Explorer page' }),
+    signature: NullableString({
+      description:
+        "executed: the transaction that made the transfer; blocked: the agent's transaction that the " +
+        'program failed when it blocked the transfer; pending: null (nothing sent yet: open it by id)',
+    }),
+    explorerUrl: Type.Optional(
+      Type.String({
+        format: 'uri',
+        description: 'the Solana Explorer page of `signature`; left out while pending',
+      }),
+    ),
   },
   { title: 'TransactionDetail' },
 );
@@ -102,14 +118,9 @@ export function toTransactionResource(
   return resource;
 }
 
-/** The detail (GET /api/transactions/:signature): the list item plus its signature and explorerUrl. */
-export function toTransactionDetail(
-  record: TransactionRecord & { signature: string },
-  links: TransactionLinks,
-): TransactionDetail {
-  return {
-    ...toTransactionResource(record, links),
-    signature: record.signature,
-    explorerUrl: buildExplorerUrl(record.signature, links.cluster),
-  };
+/** The detail: the list item plus its transaction's signature (null while pending) and explorerUrl. */
+export function toTransactionDetail(record: TransactionRecord, links: TransactionLinks): TransactionDetail {
+  const detail: TransactionDetail = { ...toTransactionResource(record, links), signature: record.signature };
+  if (record.signature !== null) detail.explorerUrl = buildExplorerUrl(record.signature, links.cluster);
+  return detail;
 }

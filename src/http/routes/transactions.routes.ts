@@ -48,22 +48,29 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<{ transactions: Transa
   );
 
   app.get(
-    '/api/transactions/:signature',
+    '/api/transactions/:key',
     {
       schema: {
         operationId: 'getTransaction',
         tags: ['transactions'],
-        summary: 'One transfer by transaction signature (?index=N picks another transfer of it)',
+        summary:
+          "One transfer by a list item's id or by transaction signature (?index=N picks another transfer of a signature)",
+        description:
+          'Any list item opens here by its `id`, whatever its status. Lists show `signature` only for executed ' +
+          'transfers (null for blocked and pending ones); the detail shows the signature of the Solana ' +
+          'transaction the transfer came from: the executing one, or for a blocked transfer the one whose ' +
+          'transfer the program blocked; null while pending (nothing sent yet). A signature opens executed and ' +
+          'blocked transfers as before.',
         params: TransactionParams,
         querystring: TransactionDetailQuery,
         response: {
-          200: described(TransactionDetail, 'The transaction, with its explorer link'),
+          200: described(TransactionDetail, 'The transfer, with its signature and explorer link'),
           ...errorResponses(404),
         },
       },
     },
     async (request, reply) => {
-      const transaction = await transactions.getTransaction(request.params.signature, request.query.index);
+      const transaction = await transactions.getTransaction(request.params.key, request.query.index);
       return reply.header('cache-control', TRANSACTION_CACHE_CONTROL).send(transaction);
     },
   );

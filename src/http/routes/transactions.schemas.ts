@@ -1,7 +1,8 @@
-import { Type } from '@fastify/type-provider-typebox';
+import { Format, Type } from '@fastify/type-provider-typebox';
 import { TransactionDetail, TransactionResource } from '../../domain/transactions/transaction-resource.js';
-import { Signature } from '../../lib/json-schema.js';
+import { isSolanaSignature } from '../../lib/json-schema.js';
 import { Pagination } from '../../lib/pagination.js';
+import { isUuid } from '../../lib/uuid.js';
 import { TRANSACTION_STATUSES } from '../../storage/schema/transactions.js';
 import { VaultStatusListQuery } from '../schemas/common.js';
 
@@ -9,8 +10,17 @@ export { TransactionDetail };
 
 export const TransactionListQuery = VaultStatusListQuery('transactions', TRANSACTION_STATUSES);
 
+Format.Set('transaction-key', (value) => isUuid(value) || isSolanaSignature(value));
+
+/** A list item's `id` (any status) or a base58 transaction signature. */
 export const TransactionParams = Type.Object({
-  signature: Signature(),
+  key: Type.String({
+    format: 'transaction-key',
+    minLength: 36,
+    maxLength: 88,
+    description:
+      "a list item's `id` (opens any transfer, pending ones included) or a base58 transaction signature (executed and blocked transfers)",
+  }),
 });
 
 export const TransactionDetailQuery = Type.Object(
@@ -20,7 +30,7 @@ export const TransactionDetailQuery = Type.Object(
         minimum: 0,
         maximum: 65_535,
         description:
-          'event index of the transfer, when one Solana transaction holds several (default: the first)',
+          'with a signature only: the event index of the transfer, when one Solana transaction holds several (default: the first)',
       }),
     ),
   },

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { WEBHOOK_EVENTS } from '../src/domain/webhooks/webhook-events.js';
 import { startFakeValidator } from '../test/support/fake-validator/index.js';
 import { createOwner } from './demo/owner.js';
-import { ownerAccessLines, saveOwnerAccess } from './demo/owner-access.js';
+import { ownerAccessLines, saveOwnerAccess, saveOwnerKeypair } from './demo/owner-access.js';
 import {
   createVaults,
   type DemoVault,
@@ -115,7 +115,12 @@ async function main(): Promise<void> {
     'demo',
     `simulated validator at ${fake.rpcUrl}; starting the service (database and log in data/demo)…`,
   );
+  // The owner exists before the service: in demo mode its approval page signs with this key.
+  const owner = createOwner(baseUrl, fake.rpcUrl);
+  const ownerKeypairFile = saveOwnerKeypair(owner, DATA_DIR);
   service = startService({
+    DEMO_MODE: 'true',
+    DEMO_OWNER_KEYPAIR: ownerKeypairFile,
     PORT: String(port),
     HOST: args.host,
     PUBLIC_BASE_URL: baseUrl,
@@ -156,7 +161,6 @@ async function main(): Promise<void> {
 
   await waitForHealth(baseUrl, child);
   print('demo', `service ready at ${baseUrl}`);
-  const owner = createOwner(baseUrl, fake.rpcUrl);
   await fake.airdrop(owner.address, 50n * SOL);
   print('demo', `demo owner wallet ${owner.address}`);
   const access = await saveOwnerAccess(owner, baseUrl, DATA_DIR);

@@ -23,6 +23,7 @@ import { actionsRoutes } from './http/routes/actions.routes.js';
 import { analyticsRoutes } from './http/routes/analytics.routes.js';
 import { apiKeyRoutes } from './http/routes/api-keys.routes.js';
 import { authRoutes } from './http/routes/auth.routes.js';
+import { demoRoutes } from './http/routes/demo.routes.js';
 import { healthRoutes } from './http/routes/health.routes.js';
 import { liveFeedRoutes } from './http/routes/live-feed.routes.js';
 import { metricsRoutes } from './http/routes/metrics.routes.js';
@@ -151,8 +152,10 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Ser
   await app.register(analyticsRoutes, { analytics: services.analytics });
   await app.register(webhookRoutes, { webhooks: services.webhooks, deliveries: services.deliveries });
   await app.register(apiKeyRoutes, { apiKeys: services.apiKeys });
+  if (services.demoWallet !== null) await app.register(demoRoutes, { wallet: services.demoWallet });
   await app.register(pagesRoutes, {
     cluster: deps.config.cluster,
+    demoRpcUrl: services.demoWallet?.rpcUrl ?? null,
     lookups: {
       vault: (address) => services.vaults.getVault(address),
       override: (vault, nonce, transfer) => services.overrides.getOverride(vault, nonce, transfer),

@@ -26,7 +26,31 @@ describe('loadConfig', () => {
     assert.equal(config.logLevel, 'info');
     assert.deepEqual(config.backfill, { mode: 'all' });
     assert.deepEqual(config.priorityFee, { mode: { kind: 'auto' }, percentile: 75, maxLamports: 1_000_000n });
+    assert.equal(config.demo, null, 'the demo wallet is off unless asked for');
     assert.ok(Object.isFrozen(config));
+  });
+
+  test('DEMO_MODE needs the demo owner key file, and is refused on mainnet-beta', () => {
+    const key = { DEMO_OWNER_KEYPAIR: 'data/demo/owner-keypair.json' };
+    assert.deepEqual(loadConfig({ DEMO_MODE: 'true', SOLANA_CLUSTER: 'localnet', ...key }).demo, {
+      ownerKeypairFile: 'data/demo/owner-keypair.json',
+    });
+    assert.equal(loadConfig({ DEMO_MODE: 'false' }).demo, null);
+    for (const [env, problem] of [
+      [
+        { DEMO_MODE: 'true', SOLANA_CLUSTER: 'mainnet-beta', ...key },
+        /^DEMO_MODE cannot be on with SOLANA_CLUSTER=mainnet-beta/,
+      ],
+      [{ DEMO_MODE: 'true' }, /^DEMO_MODE=true needs DEMO_OWNER_KEYPAIR/],
+      [key, /^DEMO_OWNER_KEYPAIR needs DEMO_MODE=true/],
+      [{ DEMO_MODE: 'maybe' }, /^DEMO_MODE must be true or false/],
+    ] as const) {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => error instanceof ConfigError && problem.test(error.problems.join('\n')),
+        JSON.stringify(env),
+      );
+    }
   });
 
   test('PRIORITY_FEE is auto, off or a fixed micro-lamport price; percentile and cap are bounded', () => {

@@ -88,6 +88,12 @@ export interface Config {
     /** PRIORITY_FEE_MAX_LAMPORTS: the priority fee of one transaction at most (default 1 000 000). */
     readonly maxLamports: bigint;
   };
+  /**
+   * DEMO_MODE (default false) with DEMO_OWNER_KEYPAIR (the demo owner's solana-keygen file): the
+   * approval page offers an in-page demo wallet that signs with that key. `npm run demo` only; never
+   * on mainnet-beta.
+   */
+  readonly demo: { readonly ownerKeypairFile: string } | null;
   readonly version: string;
 }
 
@@ -168,10 +174,35 @@ export function loadConfig(env: Env = process.env): Config {
     },
     readCache: bool('READ_CACHE', true),
     rateLimitEnabled: bool('RATE_LIMIT_ENABLED', true),
+    demo: parseDemo(bool('DEMO_MODE', false), read('DEMO_OWNER_KEYPAIR'), cluster, problems),
     version: read('npm_package_version') ?? '0.1.0',
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+/** The demo wallet hands the owner's key to any visitor of the page: a local demo only, never mainnet. */
+function parseDemo(
+  on: boolean,
+  keypairFile: string | undefined,
+  cluster: SolanaCluster,
+  problems: string[],
+): Config['demo'] {
+  if (!on) {
+    if (keypairFile !== undefined) problems.push('DEMO_OWNER_KEYPAIR needs DEMO_MODE=true');
+    return null;
+  }
+  if (cluster === 'mainnet-beta') {
+    problems.push(
+      "DEMO_MODE cannot be on with SOLANA_CLUSTER=mainnet-beta: it hands the owner's key to the page",
+    );
+    return null;
+  }
+  if (keypairFile === undefined) {
+    problems.push("DEMO_MODE=true needs DEMO_OWNER_KEYPAIR (the demo owner's solana-keygen file)");
+    return null;
+  }
+  return { ownerKeypairFile: keypairFile };
 }
 
 function parsePriorityFee(raw: string | undefined, problems: string[]): PriorityFeeMode {

@@ -11,6 +11,7 @@ import { type AnalyticsService, createAnalyticsService } from './domain/analytic
 import { type ApiKeyService, createApiKeyService } from './domain/api-keys/api-key-service.js';
 import { createDatabaseClaimStore } from './domain/auth/replay-guard-store.js';
 import { createWalletAuth, type WalletAuth } from './domain/auth/wallet-auth.js';
+import { type DemoWallet, loadDemoWallet } from './domain/demo/demo-wallet.js';
 import { createHealthService, type HealthService } from './domain/health/health.js';
 import { createReadinessService, type ReadinessService } from './domain/health/readiness.js';
 import { createTransactionLanding } from './domain/landing/transaction-landing.js';
@@ -48,6 +49,8 @@ export interface Services {
   readonly readiness: ReadinessService;
   /** The one event-loop monitor of the process (/livez). */
   readonly eventLoopDelay: EventLoopDelay;
+  /** DEMO_MODE only (`npm run demo`): the demo owner's key for the approval page's demo wallet. */
+  readonly demoWallet: DemoWallet | null;
   /** Stops what the services hold open (feed polling, the loop monitor) and saves pending Blink views. */
   close(): Promise<void>;
 }
@@ -132,6 +135,14 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
     health: createHealthService({ ...deps, version: config.version }),
     readiness: createReadinessService({ ...deps, roles: config.roles }),
     eventLoopDelay,
+    demoWallet:
+      config.demo === null
+        ? null
+        : loadDemoWallet({
+            keypairFile: config.demo.ownerKeypairFile,
+            rpcUrl: config.rpcUrl,
+            cluster: config.cluster,
+          }),
     async close() {
       liveFeed.close();
       eventLoopDelay.close();

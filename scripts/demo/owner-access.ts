@@ -10,13 +10,22 @@ export interface OwnerAccess {
   readonly apiKey: string;
 }
 
+/**
+ * Writes the owner's wallet key to dataDir (before the service starts: in demo mode the approval page's
+ * demo wallet signs with it) and returns the file.
+ */
+export function saveOwnerKeypair(owner: Owner, dataDir: string): string {
+  const keypairFile = join(dataDir, 'owner-keypair.json');
+  // Owner-only files: a demo key, but the habit is the right one.
+  writeFileSync(keypairFile, `${JSON.stringify([...owner.wallet.secretKey])}\n`, { mode: 0o600 });
+  return keypairFile;
+}
+
 /** Creates an API key for the owner (a signed request, as anyone would) and writes both keys to dataDir. */
 export async function saveOwnerAccess(owner: Owner, baseUrl: string, dataDir: string): Promise<OwnerAccess> {
   const { key } = await owner.call<{ key: string }>('POST', '/api/api-keys', { name: 'demo owner' });
-  const keypairFile = join(dataDir, 'owner-keypair.json');
+  const keypairFile = saveOwnerKeypair(owner, dataDir);
   const envFile = join(dataDir, 'owner.env');
-  // Owner-only files: a demo key, but the habit is the right one.
-  writeFileSync(keypairFile, `${JSON.stringify([...owner.wallet.secretKey])}\n`, { mode: 0o600 });
   writeFileSync(
     envFile,
     `# The demo owner (${owner.address}): \`set -a; . ${envFile}; set +a\`\nVAULTKEEPER_API_URL=${baseUrl}\nVAULTKEEPER_API_KEY=${key}\n`,
@@ -37,6 +46,8 @@ export function ownerAccessLines(owner: Owner, access: OwnerAccess, baseUrl: str
     '    npx vaultkeeper webhooks test --webhook <id from that list>                                # sends a webhook.test delivery',
     '    npx vaultkeeper listen                                                                    # the live feed, as the owner',
     `    (the service holds data/demo while it runs: owner commands go through its API at ${baseUrl})`,
+    '    The approval pages offer a "Demo wallet" button that signs with this key in the browser',
+    '    (DEMO_MODE: this local demo only; a real deployment never serves the key).',
     '',
   ];
 }

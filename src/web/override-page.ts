@@ -3,6 +3,14 @@
 import { ApiError, api, type Override, type Vault } from './api.js';
 import { blinkUrlOf } from './blink-links.js';
 import { blinkOffer } from './blink-offer.js';
+import {
+  approveWithDemoWallet,
+  DEMO_WALLET_NAME,
+  type DemoWallet,
+  demoWalletOffer,
+  openDemoWallet,
+  rejectWithDemoWallet,
+} from './demo-wallet.js';
 import { h, meta, replaceChildren, requireElement } from './dom.js';
 import { buildSignMessageText, decodeBase64, encodeBase58 } from './encoding.js';
 import { shortAddress } from './format.js';
@@ -24,6 +32,7 @@ import {
 const FALLBACK_POLL_MS = 15_000;
 const root = requireElement('#app');
 const cluster = meta('vaultkeeper-cluster') ?? 'devnet';
+const DEMO_MODE = meta('vaultkeeper-demo') === 'true';
 const [, , vaultAddress = '', nonce = ''] = location.pathname.split('/').map(decodeURIComponent);
 const address = {
   vault: vaultAddress,
@@ -43,6 +52,8 @@ const page = {
   wallets: [] as readonly Wallet[],
   wallet: null as Wallet | null,
   account: null as WalletAccount | null,
+  /** The demo wallet, when chosen (demo mode only); `account` is then its account. */
+  demo: null as DemoWallet | null,
   busy: null as 'connecting' | 'approving' | 'rejecting' | null,
   steps: null as Step[] | null,
   notice: null as Notice | null,
@@ -123,12 +134,14 @@ function decisionCard(decidable: boolean): HTMLElement {
     walletPanel({
       wallets: page.wallets,
       account: page.account,
-      walletName: page.wallet?.name ?? null,
+      walletName: page.demo === null ? (page.wallet?.name ?? null) : DEMO_WALLET_NAME,
       busy: page.busy === 'connecting',
       noWallet: blinkOffer(blinkUrlOf(window.location)),
+      demo: DEMO_MODE ? demoWalletOffer(page.busy === 'connecting', () => void choose(null)) : null,
       onConnect: (wallet) => void choose(wallet),
       onDisconnect: () => {
         page.wallet = null;
+        page.demo = null;
         page.account = null;
         page.notice = null;
         preview.clear();
@@ -176,13 +189,19 @@ function button(label: string, kind: string, enabled: boolean, onClick: () => Pr
   return element;
 }
 
-async function choose(wallet: Wallet): Promise<void> {
+/** Connects a Wallet Standard wallet, or the demo wallet (null, demo mode only). */
+async function choose(wallet: Wallet | null): Promise<void> {
   page.busy = 'connecting';
   page.notice = null;
   render();
   try {
-    page.account = await connect(wallet);
-    page.wallet = wallet;
+    if (wallet === null) {
+      page.demo = await openDemoWallet();
+      page.account = { address: page.demo.address, publicKey: new Uint8Array(), chains: [], features: [] };
+    } else {
+      page.account = await connect(wallet);
+      page.wallet = wallet;
+    }
     void preview.show(page.account.address);
   } catch (error) {
     page.notice = { kind: 'error', text: messageOf(error) };
@@ -223,7 +242,11 @@ async function decide(
 }
 
 function approve(): Promise<void> {
-  const { wallet, account } = page;
+  const { wallet, account, demo } = page;
+  if (demo !== null) {
+    const decision = approveWithDemoWallet(demo, address, cluster);
+    return decide('approving', decision.steps, decision.work);
+  }
   if (wallet === null || account === null) return Promise.resolve();
   const steps: Step[] = [
     { label: 'Prepare the approval transaction', status: 'active' },
@@ -246,7 +269,11 @@ function approve(): Promise<void> {
 }
 
 function reject(): Promise<void> {
-  const { wallet, account } = page;
+  const { wallet, account, demo } = page;
+  if (demo !== null) {
+    const decision = rejectWithDemoWallet(demo, address);
+    return decide('rejecting', decision.steps, decision.work);
+  }
   if (wallet === null || account === null) return Promise.resolve();
   const steps: Step[] = [
     { label: 'Prepare the rejection', status: 'active' },

@@ -19,6 +19,8 @@ export function walletPanel(input: {
   busy: boolean;
   /** Shown when this browser has no usable wallet (the approval page's Blink). */
   noWallet?: HTMLElement | null;
+  /** Shown first while no wallet is connected (the demo wallet, in demo mode only). */
+  demo?: HTMLElement | null;
   onConnect(wallet: Wallet): void;
   onDisconnect(): void;
 }): HTMLElement {
@@ -38,6 +40,7 @@ export function walletPanel(input: {
     return h(
       'div',
       { class: 'wallet' },
+      input.demo ?? null,
       h(
         'p',
         { class: 'muted' },
@@ -51,6 +54,7 @@ export function walletPanel(input: {
   return h(
     'div',
     { class: 'wallet' },
+    input.demo ?? null,
     h('p', { class: 'muted' }, 'Connect the wallet that owns this vault:'),
     h(
       'div',

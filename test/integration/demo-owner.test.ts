@@ -1,6 +1,7 @@
-// The demo saves its owner's access (wallet key and an API key) where a visitor can use it.
+// The demo saves its owner's access (wallet key and an API key) where a visitor can use it, and in demo
+// mode (only) the service hands that key to the approval page's demo wallet.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,8 +9,9 @@ import { after, before, describe, test } from 'node:test';
 import { getBase58Decoder } from '@solana/kit';
 import type { FastifyInstance } from 'fastify';
 import { createOwner } from '../../scripts/demo/owner.js';
-import { ownerAccessLines, saveOwnerAccess } from '../../scripts/demo/owner-access.js';
-import { createTestApp } from '../support/app.js';
+import { ownerAccessLines, saveOwnerAccess, saveOwnerKeypair } from '../../scripts/demo/owner-access.js';
+import { ConfigError } from '../../src/config.js';
+import { createLogCapture, createTestApp } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 
 let storage: TestStorage;
@@ -72,5 +74,79 @@ describe('the demo owner', () => {
       /curl -s -H "Authorization: Bearer \$VAULTKEEPER_API_KEY" \$VAULTKEEPER_API_URL\/api\/webhooks/,
     );
     assert.ok(!lines.includes(access.apiKey), 'the key itself is not printed');
+  });
+});
+
+describe('the demo wallet route (DEMO_MODE only)', () => {
+  const demoEnv = (keypairFile: string) => ({
+    DEMO_MODE: 'true',
+    DEMO_OWNER_KEYPAIR: keypairFile,
+    SOLANA_CLUSTER: 'localnet',
+    SOLANA_RPC_URL: 'http://127.0.0.1:18899',
+  });
+
+  test("in demo mode it serves the owner's key, uncached, to the page, and no log line carries it", async () => {
+    const owner = createOwner(baseUrl, 'http://127.0.0.1:1');
+    const keypairFile = saveOwnerKeypair(owner, dir);
+    const logs = createLogCapture();
+    const demo = await createTestApp({ storage: storage.storage, env: demoEnv(keypairFile), logs });
+    try {
+      const res = await demo.app.inject('/api/demo/wallet');
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['cache-control'], 'no-store');
+      assert.deepEqual(res.json(), {
+        address: owner.address,
+        secretKey: [...owner.wallet.secretKey],
+        rpcUrl: 'http://127.0.0.1:18899',
+        cluster: 'localnet',
+      });
+      // The approval page knows it is a demo and may send to the demo's RPC; the API pages may not.
+      const page = await demo.app.inject(`/overrides/${owner.address}/1`);
+      assert.match(page.body, /<meta name="vaultkeeper-demo" content="true">/);
+      assert.match(
+        page.headers['content-security-policy'] as string,
+        /connect-src 'self' http:\/\/127\.0\.0\.1:18899;/,
+      );
+      const vaultPage = await demo.app.inject(`/vaults/${owner.address}`);
+      assert.match(vaultPage.headers['content-security-policy'] as string, /connect-src 'self';/);
+
+      const seed = Buffer.from(owner.wallet.secretKey.subarray(0, 32));
+      const forms = [
+        JSON.stringify([...owner.wallet.secretKey]),
+        [...owner.wallet.secretKey].join(','),
+        seed.toString('base64'),
+        seed.toString('hex'),
+        getBase58Decoder().decode(owner.wallet.secretKey),
+      ];
+      assert.ok(logs.lines.length > 0, 'the capture saw the log');
+      for (const form of forms) assert.ok(!logs.lines.some((l) => l.includes(form)), 'key in a log line');
+    } finally {
+      await demo.app.close();
+    }
+  });
+
+  test('outside demo mode the route does not exist and the approval page has no demo wallet', async () => {
+    const res = await app.inject('/api/demo/wallet');
+    assert.equal(res.statusCode, 404);
+    assert.equal(res.json().code, 'NOT_FOUND');
+    const page = await app.inject('/overrides/x/1');
+    assert.match(page.body, /<meta name="vaultkeeper-demo" content="false">/);
+    assert.match(page.headers['content-security-policy'] as string, /connect-src 'self';/);
+    const document = (await app.inject('/api/openapi.json')).json() as { paths: Record<string, unknown> };
+    assert.ok(!Object.keys(document.paths).some((path) => path.startsWith('/api/demo')));
+  });
+
+  test('DEMO_MODE is refused on mainnet-beta, and a bad key file stops the start naming the file only', async () => {
+    await assert.rejects(
+      createTestApp({ storage: storage.storage, env: { ...demoEnv('x'), SOLANA_CLUSTER: 'mainnet-beta' } }),
+      (error: unknown) => error instanceof ConfigError && /mainnet-beta/.test(error.message),
+    );
+    const bad = join(dir, 'not-a-key.json');
+    await writeFile(bad, '"secret-looking text"\n');
+    await assert.rejects(createTestApp({ storage: storage.storage, env: demoEnv(bad) }), (error: Error) => {
+      assert.match(error.message, /DEMO_OWNER_KEYPAIR .*not-a-key\.json is not a solana-keygen key file/);
+      assert.ok(!error.message.includes('secret-looking'), 'the content is not echoed');
+      return true;
+    });
   });
 });

@@ -42,8 +42,8 @@ const PUBLIC_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../pu
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** Reads the committed assets once and fills the shells' placeholders (cluster, hashed asset URLs). */
-export function loadSite(cluster: string, publicDir = PUBLIC_DIR): Site {
+/** Reads the committed assets once and fills the shells' placeholders (cluster, demo, hashed asset URLs). */
+export function loadSite(cluster: string, publicDir = PUBLIC_DIR, demo = false): Site {
   const assetDir = join(publicDir, 'assets');
   if (!existsSync(assetDir))
     throw new Error(`owner page assets missing in ${assetDir}: run npm run build:web`);
@@ -63,6 +63,7 @@ export function loadSite(cluster: string, publicDir = PUBLIC_DIR): Site {
       /\{\{([a-z]+)(?::([a-z0-9.-]+))?\}\}/g,
       (_, key, arg) => {
         if (key === 'cluster') return escapeHtml(cluster);
+        if (key === 'demo') return demo ? 'true' : 'false';
         const asset = key === 'asset' ? assets.get(arg) : undefined;
         if (asset === undefined) throw new Error(`${page}: unknown placeholder {{${key}:${arg}}}`);
         return `/assets/${escapeHtml(arg)}?v=${asset.hash}`;
@@ -97,11 +98,19 @@ async function pageStatus(lookup: () => Promise<unknown>): Promise<number> {
 
 const NONCE = /^[0-9]{1,20}$/;
 
-export const pagesRoutes: FastifyPluginAsyncTypebox<{ cluster: string; lookups: PageLookups }> = async (
-  app,
-  { cluster, lookups },
-) => {
-  const site = loadSite(cluster);
+/** The approval page in demo mode also talks to the demo's RPC (the demo wallet sends there). */
+function overridePageCsp(demoRpcUrl: string | null): typeof PAGE_CSP {
+  if (demoRpcUrl === null) return PAGE_CSP;
+  return { ...PAGE_CSP, 'connect-src': [...PAGE_CSP['connect-src'], new URL(demoRpcUrl).origin] };
+}
+
+export const pagesRoutes: FastifyPluginAsyncTypebox<{
+  cluster: string;
+  /** DEMO_MODE only: the demo's RPC; the approval page then offers the demo wallet. */
+  demoRpcUrl: string | null;
+  lookups: PageLookups;
+}> = async (app, { cluster, demoRpcUrl, lookups }) => {
+  const site = loadSite(cluster, PUBLIC_DIR, demoRpcUrl !== null);
   const page = {
     // Pages and their assets cost nothing to serve; the API calls they make spend the budgets.
     config: { rateLimit: false, contentSecurityPolicy: PAGE_CSP },
@@ -110,7 +119,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ cluster: string; lookups: 
   app.get(
     '/overrides/:vault/:nonce',
     {
-      ...page,
+      config: { ...page.config, contentSecurityPolicy: overridePageCsp(demoRpcUrl) },
       schema: {
         hide: true,
         tags: ['pages'],

@@ -75,8 +75,16 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+// As solana-test-validator and public RPC nodes answer: any page may call the JSON-RPC endpoint.
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST, GET, OPTIONS',
+  'access-control-allow-headers': 'content-type, solana-client',
+};
+
 function send(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, {
+    ...CORS_HEADERS,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
   });
@@ -160,6 +168,10 @@ export async function startFakeValidator(
       }
     }
     if (outage) return send(res, 503, '{"error":"service unavailable"}');
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, CORS_HEADERS);
+      return void res.end();
+    }
     if (req.method === 'GET' && url === '/health') return send(res, 200, '"ok"');
     if (req.method !== 'POST') return send(res, 405, '{"error":"method not allowed"}');
     let request: unknown;

@@ -137,6 +137,8 @@ describe('override approval page', () => {
     await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
     await page.getByText('No Solana wallet found in this browser').waitFor();
     assert.equal(await page.getByTestId('approve').isDisabled(), true);
+    // Outside demo mode there is no demo wallet.
+    assert.equal(await page.getByTestId('use-demo-wallet').count(), 0);
     // The way on: the override's Blink, as a QR code, a solana-action: link, dial.to and a copy button.
     const blink = `${stack.baseUrl}/api/actions/${vault}/${nonce}`;
     await page.getByTestId('blink-qr').waitFor();

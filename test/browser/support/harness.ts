@@ -36,8 +36,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Everything a page test needs, on the database CI asks for (fresh PostgreSQL or in-memory PGlite). */
-export async function startStack(): Promise<Stack> {
+/**
+ * Everything a page test needs, on the database CI asks for (fresh PostgreSQL or in-memory PGlite);
+ * `env` adds to the service's environment (DEMO_MODE, …).
+ */
+export async function startStack(options: { env?: Record<string, string> } = {}): Promise<Stack> {
   const usePostgres = /^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '');
   const [fake, storage, port] = await Promise.all([
     startFakeValidator(),
@@ -54,6 +57,7 @@ export async function startStack(): Promise<Stack> {
       SOLANA_RPC_URL: fake.rpcUrl,
       SOLANA_WS_URL: fake.wsUrl,
       ROLES: 'api,ingestor,worker',
+      ...options.env,
     },
     { timeoutMs: 60_000 },
   );

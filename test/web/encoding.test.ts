@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { getBase58Decoder } from '@solana/kit';
 import { buildSignMessageText as serverText } from '../../src/domain/actions/sign-message.js';
-import { buildSignMessageText, decodeBase64, encodeBase58 } from '../../src/web/encoding.js';
+import { buildSignMessageText, decodeBase64, encodeBase58, encodeBase64 } from '../../src/web/encoding.js';
 
 describe('owner page encodings', () => {
   test('base58 matches @solana/kit, leading zero bytes included', () => {
@@ -18,9 +18,13 @@ describe('owner page encodings', () => {
     for (const bytes of samples) assert.equal(encodeBase58(bytes), kit.decode(bytes));
   });
 
-  test('base64 decodes to the same bytes as Buffer', () => {
+  test('base64 decodes and encodes the same bytes as Buffer', () => {
     const bytes = randomBytes(300);
     assert.deepEqual(Buffer.from(decodeBase64(bytes.toString('base64'))), bytes);
+    for (const length of [0, 1, 2, 3, 1232]) {
+      const sample = randomBytes(length);
+      assert.equal(encodeBase64(new Uint8Array(sample)), sample.toString('base64'));
+    }
   });
 
   test('the rejection text the page signs is the one the service verifies', () => {

@@ -208,6 +208,17 @@ const OPERATIONAL_ROUTES = new Set(['/livez', '/readyz', '/metrics', '/api/healt
 
 /** Request id header, latency histogram and the rolling window health reports (callers' requests only). */
 function registerRequestAccounting(app: FastifyInstance, deps: AppDeps): void {
+  // The histogram's child per method, route and status, looked up once (labels() hashes its arguments).
+  const durations = new Map<string, ReturnType<typeof deps.metrics.httpRequestDuration.labels>>();
+  const durationOf = (method: string, route: string, status: number) => {
+    const key = `${method} ${status} ${route}`;
+    let child = durations.get(key);
+    if (child === undefined) {
+      child = deps.metrics.httpRequestDuration.labels(method, route, String(status));
+      durations.set(key, child);
+    }
+    return child;
+  };
   // Callback hooks, not async ones: every request runs these.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -218,7 +229,7 @@ function registerRequestAccounting(app: FastifyInstance, deps: AppDeps): void {
     const route = routeConfigOf(request)?.url ?? 'unmatched';
     const status = reply.statusCode;
     if (!OPERATIONAL_ROUTES.has(route)) deps.requestStats.record(elapsedMs, status >= 500);
-    deps.metrics.httpRequestDuration.labels(request.method, route, String(status)).observe(elapsedMs / 1000);
+    durationOf(request.method, route, status).observe(elapsedMs / 1000);
     request.log.debug({ method: request.method, route, status, ms: elapsedMs }, 'request');
     done();
   });

@@ -4,11 +4,13 @@ const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const DIGITS = new Int8Array(128).fill(-1);
 for (let i = 0; i < ALPHABET.length; i += 1) DIGITS[ALPHABET.charCodeAt(i)] = i;
 const MAX_TEXT = 128;
+/** Scratch for the decoder: requests are validated one at a time, so one buffer serves them all. */
+const scratch = new Uint8Array(MAX_TEXT);
 
 /** How many bytes the base58 text decodes to, or null when it is not base58 (or over 128 characters). */
 export function base58DecodedLength(text: string): number | null {
   if (text.length === 0 || text.length > MAX_TEXT) return null;
-  const bytes = new Uint8Array(MAX_TEXT);
+  const bytes = scratch.fill(0);
   let zeros = 0;
   while (zeros < text.length && text.charCodeAt(zeros) === 49) zeros += 1; // leading '1' = 0x00 byte
   let length = 0;

@@ -111,13 +111,19 @@ export function deferredChildLogger(
 /** One object per request, its methods on the prototype: nothing else is allocated until a line is logged. */
 class DeferredLogger {
   #child: Logger | undefined;
+  /** Bindings added before the first line (setBindings), merged in when the child is built. */
+  #more: pino.Bindings | undefined;
   constructor(
     private readonly parent: Logger,
-    private childBindings: pino.Bindings,
+    private readonly childBindings: pino.Bindings,
     private readonly options: pino.ChildLoggerOptions,
   ) {}
   private real(): Logger {
-    this.#child ??= this.parent.child(this.childBindings, this.options);
+    if (this.#child === undefined) {
+      const bindings =
+        this.#more === undefined ? this.childBindings : { ...this.childBindings, ...this.#more };
+      this.#child = this.parent.child(bindings, this.options);
+    }
     return this.#child;
   }
   private write(level: LevelName, args: unknown[]): void {
@@ -151,8 +157,9 @@ class DeferredLogger {
   }
   /** Adds bindings to every later line; before the first line, without building the child. */
   setBindings(more: pino.Bindings): void {
-    if (this.#child === undefined) this.childBindings = { ...this.childBindings, ...more };
-    else this.#child.setBindings(more);
+    if (this.#child !== undefined) this.#child.setBindings(more);
+    else if (this.#more === undefined) this.#more = more;
+    else this.#more = { ...this.#more, ...more };
   }
   isLevelEnabled(level: string): boolean {
     return (this.#child ?? this.parent).isLevelEnabled(level);

@@ -52,3 +52,35 @@ test('forgets a client once every window of it has ended, so idle addresses do n
     mock.timers.reset();
   }
 });
+
+test('a spend never walks the remembered clients: its cost does not grow with how many came before', () => {
+  mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+  const counters = createLocalCounters(1_000);
+  const iterate = Map.prototype[Symbol.iterator];
+  const { entries, keys, forEach } = Map.prototype;
+  let walks = 0;
+  const counting = <F extends (...args: never[]) => unknown>(original: F): F =>
+    function (this: Map<unknown, unknown>, ...args: Parameters<F>) {
+      walks += 1;
+      return original.apply(this, args);
+    } as F;
+  try {
+    // Past the bound and across several windows, with a steady stream of new addresses.
+    Map.prototype[Symbol.iterator] = counting(iterate);
+    Map.prototype.entries = counting(entries);
+    Map.prototype.keys = counting(keys);
+    Map.prototype.forEach = counting(forEach);
+    for (let i = 0; i < 5_000; i += 1) {
+      counters.spend(READ, `198.51.${i >> 8}.${i & 255}`, 60_000);
+      mock.timers.tick(50);
+    }
+  } finally {
+    Map.prototype[Symbol.iterator] = iterate;
+    Map.prototype.entries = entries;
+    Map.prototype.keys = keys;
+    Map.prototype.forEach = forEach;
+    mock.timers.reset();
+  }
+  assert.equal(walks, 0);
+  assert.ok(counters.size() <= 1_000, `remembers ${counters.size()} clients, at most 1 000`);
+});

@@ -1,11 +1,18 @@
 // The API on a port of its own, on the fake validator and a fresh test database: the setup the Action
-// and landing benchmarks share (Blinks named for a public host, limits off as these benches measure the
-// handlers).
+// and landing benchmarks share (Blinks named for a public host). It runs as users run it: rate limits on,
+// behind one proxy hop (TRUST_PROXY=1), so each request names its client in X-Forwarded-For
+// (bench/support/client-pool.ts).
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../src/app.js';
 import { createTestDeps } from '../../test/support/app.js';
 import { createTestStorage } from '../../test/support/database.js';
 import { startFakeValidator } from '../../test/support/fake-validator/index.js';
+
+/**
+ * More requests a second than the app, its database, the fake RPC and the load generator can answer
+ * sharing this process (a few thousand at most on the cheapest route): client pools are sized for it.
+ */
+export const IN_PROCESS_MAX_RATE = 20_000;
 
 export async function startAppOnFakeChain() {
   const storage = await createTestStorage();
@@ -14,7 +21,7 @@ export async function startAppOnFakeChain() {
     storage: storage.storage,
     env: {
       SOLANA_RPC_URL: fake.rpcUrl,
-      RATE_LIMIT_ENABLED: 'false',
+      TRUST_PROXY: '1',
       PUBLIC_BASE_URL: 'https://blinks.example',
     },
   });

@@ -76,7 +76,7 @@ export interface Config {
   readonly backfillIntervalMs: number;
   /** READ_CACHE: cache public API reads (default true); false serves every read from the database. */
   readonly readCache: boolean;
-  /** RATE_LIMIT_ENABLED: the per-IP budgets (docs/BEHAVIOUR.md, Rate limits) (default true; false only for tests and benchmarks). */
+  /** RATE_LIMIT_ENABLED: the per-IP budgets (docs/BEHAVIOUR.md, Rate limits) (default true; false only for tests and benchmarks' labelled diagnostics). */
   readonly rateLimitEnabled: boolean;
   /** HMAC key of Solana Actions sign-message `state`; null = a random key per process (nonces stay DB-backed). */
   readonly actionsStateSecret: string | null;

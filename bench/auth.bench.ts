@@ -161,7 +161,10 @@ async function seedDatabase(owner: TestWallet): Promise<{ url: string; vault: st
   }
 }
 
-/** The RPC node, reduced to the one method the route calls (answered from memory). */
+/**
+ * The RPC node, reduced to what the routes call (answered from memory): the latest blockhash, no recent
+ * priority fees, and for anything else (the simulation) the same context-and-value answer.
+ */
 async function startRpcStub(): Promise<{ url: string; close(): Promise<void> }> {
   const blockhash = base58.decode(randomBytes(32));
   const server = createHttpServer((req, res) => {
@@ -170,10 +173,11 @@ async function startRpcStub(): Promise<{ url: string; close(): Promise<void> }> 
       text += chunk;
     });
     req.on('end', () => {
-      const { id } = JSON.parse(text) as { id: unknown };
+      const { id, method } = JSON.parse(text) as { id: unknown; method: string };
       const value = { blockhash, lastValidBlockHeight: 1_000_150 };
+      const result = method === 'getRecentPrioritizationFees' ? [] : { context: { slot: 1_000_000 }, value };
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id, result: { context: { slot: 1_000_000 }, value } }));
+      res.end(JSON.stringify({ jsonrpc: '2.0', id, result }));
     });
   });
   const port = await freePort();

@@ -1,8 +1,9 @@
 // Footprint of the embedded default (the read benchmark's last part; alone:
-//   npx tsx bench/support/embedded-footprint.ts [--transactions 50000] [--idle-seconds 10]): `npm start` as shipped (every role, PGlite in DATA_DIR, no
-// DATABASE_URL or REDIS_URL), its chain being the fake validator in this process. Measures the
-// service's resident memory idle after its first start, then during and after a backfill of
-// TRANSACTIONS program transactions that landed while it was down (the ingestion benchmark's setup).
+//   npx tsx bench/read.bench.ts --embedded-only [--backfill 50000], or
+//   npx tsx bench/support/embedded-footprint.ts [--transactions 50000] [--idle-seconds 10]):
+// `npm start` as shipped (every role, PGlite in DATA_DIR, no DATABASE_URL or REDIS_URL), its chain
+// being the fake validator in this process. Measures the service's resident memory idle after its
+// first start, then during and after a backfill of TRANSACTIONS program transactions that landed while it was down (the ingestion benchmark's setup).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';

@@ -7,7 +7,7 @@
 // RSS; then an open-loop phase at half the uncached maximum (p50/p99 from the scheduled send time)
 // and the embedded default's footprint (bench/support/embedded-footprint.ts).
 //   npx tsx bench/read.bench.ts [--duration 10] [--connections 50] [--reseed] [--redis] [--tsx]
-//     [--backfill 50000] [--skip-embedded] [--cached-only]
+//     [--backfill 50000] [--skip-embedded] [--cached-only] [--embedded-only]
 // The service runs as `npm start` does, from dist/ (built first); --tsx runs src/ through tsx instead.
 // DATABASE_URL (admin connection; default postgres://postgres@127.0.0.1:5432/test) hosts the seeded
 // database vk_bench_read; --redis runs the cached phases with REDIS_URL (default redis://127.0.0.1:6379).
@@ -23,9 +23,9 @@ import pg from 'pg';
 import { DEFAULT_DATABASE_POOL_SIZE } from '../src/config.js';
 import { vaultPageSql } from '../src/domain/transactions/transaction-page-sql.js';
 import {
-  EMBEDDED_TARGETS_MB,
   type EmbeddedFootprint,
   measureEmbeddedFootprint,
+  reportEmbeddedFootprint,
 } from './support/embedded-footprint.js';
 import { processCpuSeconds, type ServerProcess, startCeiling, startServer } from './support/processes.js';
 import { ensureSeededDatabase, TRANSACTION_COUNT } from './support/read-seed.js';
@@ -42,6 +42,8 @@ const { values: args } = parseArgs({
     'skip-embedded': { type: 'boolean', default: false },
     /** Only the ceiling and the cached phases (both address families), with their targets. */
     'cached-only': { type: 'boolean', default: false },
+    /** Only the embedded default's footprint (no PostgreSQL needed), with its two targets. */
+    'embedded-only': { type: 'boolean', default: false },
   },
 });
 const DURATION = Number(args.duration);
@@ -283,6 +285,12 @@ async function vaultAddresses(databaseUrl: string): Promise<string[]> {
 }
 
 async function main(): Promise<void> {
+  if (args['embedded-only']) {
+    log(`embedded default (npm start on PGlite), idle and a ${args.backfill}-transaction backfill`);
+    reportEmbeddedFootprint(await measureEmbeddedFootprint(Number(args.backfill)));
+    log(`  (1-minute load average: ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`);
+    return;
+  }
   log(`read benchmark: ${CONNECTIONS} connections, ${DURATION} s per phase`);
   if (!args.tsx) {
     log('building dist/ (npm run build)');
@@ -537,20 +545,7 @@ function report(
     open.p99 < 25,
     'ms',
   );
-  if (embedded !== undefined) {
-    line(
-      'embedded default idle RSS < 300 MB',
-      embedded.idleMb,
-      embedded.idleMb < EMBEDDED_TARGETS_MB.idle,
-      'MB',
-    );
-    line(
-      `embedded default RSS < 600 MB through a ${embedded.backfilled}-transaction backfill (peak; ${embedded.afterBackfillMb} MB after, ${embedded.backfillSeconds.toFixed(0)} s)`,
-      embedded.backfillPeakMb,
-      embedded.backfillPeakMb < EMBEDDED_TARGETS_MB.afterBackfill,
-      'MB',
-    );
-  }
+  if (embedded !== undefined) reportEmbeddedFootprint(embedded, log);
 }
 
 main().then(

@@ -11,6 +11,7 @@ import { readDeliveryQueueStats } from './jobs/delivery-queue-stats.js';
 import { createMetricsRollupJob } from './jobs/metrics-rollup.js';
 import { runScheduledJobs } from './jobs/scheduler.js';
 import { runDeliveryWorker } from './jobs/worker.js';
+import { useEmbeddedMemorySettings } from './lib/embedded-memory.js';
 import { createLogger } from './lib/logger.js';
 import { createMetrics, registerRoleMetrics } from './lib/metrics.js';
 import { assertPortFree, describeListenError } from './lib/port-check.js';
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
 
   // Before anything starts: a service that cannot serve must not ingest or deliver either.
   await assertPortFree(config.port, config.host);
+  if (config.database.kind !== 'postgres') useEmbeddedMemorySettings();
   let storage: Storage;
   try {
     storage = await openDatabaseAtStart(config.database, { logger, signal: controller.signal });

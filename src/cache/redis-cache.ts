@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { loadOnUse } from '../lib/load-on-use.js';
 import type { Cache } from './cache.js';
 
 export interface RedisCache extends Cache {
@@ -18,7 +19,8 @@ export function createRedisCache(
   options: { onError?: (error: Error) => void; prefix?: string } = {},
 ): RedisCache {
   const PREFIX = options.prefix ?? 'vk:';
-  const client = new Redis(url, {
+  const { Redis: RedisClient } = loadOnUse<typeof import('ioredis')>('ioredis');
+  const client = new RedisClient(url, {
     lazyConnect: false,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

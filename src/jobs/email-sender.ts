@@ -1,7 +1,7 @@
 // Delivers `mailto:` subscriptions over SMTP with nodemailer; the outcome feeds the same retry policy.
-import { createTransport } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { ConfirmationMailer } from '../domain/webhooks/confirmations.js';
+import { loadOnUse } from '../lib/load-on-use.js';
 import type { EmailMessage } from './email-message.js';
 import { classifyFailure, describeError } from './failure-class.js';
 import type { SendOutcome } from './http-sender.js';
@@ -27,6 +27,7 @@ export interface EmailSender {
 }
 
 export function createEmailSender(options: EmailSenderOptions): EmailSender {
+  const { createTransport } = loadOnUse<typeof import('nodemailer')>('nodemailer');
   const transport = createTransport({
     url: options.smtpUrl,
     pool: options.pooled ?? true,

@@ -1,5 +1,6 @@
 import { type Logger, pino } from 'pino';
-import pretty from 'pino-pretty';
+import type pinoPretty from 'pino-pretty';
+import { loadOnUse } from './load-on-use.js';
 import { applyReplacements } from './url-redaction.js';
 
 /** Request headers that authenticate a caller or sign a payload: never logged. */
@@ -70,7 +71,7 @@ export function createLogger(options: LoggerOptions): Logger {
   // pino-pretty runs in this thread as the destination stream: the scrubbed line is what it formats,
   // and lines written just before process.exit are not lost in a worker's buffer.
   const destination = options.pretty
-    ? pretty({
+    ? loadOnUse<typeof pinoPretty>('pino-pretty')({
         colorize: true,
         translateTime: 'SYS:HH:MM:ss.l',
         ignore: 'pid,hostname,service',

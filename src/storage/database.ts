@@ -6,12 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
-import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
-import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import pg from 'pg';
+import type pg from 'pg';
 import { type DatabaseConfig, DEFAULT_DATABASE_POOL_SIZE } from '../config.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import * as schema from './schema/index.js';
@@ -37,9 +35,6 @@ export interface Storage {
 
 /** Advisory lock key of schema migrations, so concurrent starts migrate once. */
 const MIGRATION_LOCK_KEY = 7_267_001;
-
-// PostgreSQL returns bigint (int8) as a string by default; our int8 columns (slots, counts) fit a number.
-pg.types.setTypeParser(20, (value) => Number(value));
 
 export function migrationsFolder(): string {
   const here = dirname(fileURLToPath(import.meta.url));
@@ -157,7 +152,20 @@ async function openPgliteAt(dataDir: string | undefined, lock: DataDirLock | nul
   };
 }
 
+/** The PostgreSQL driver, loaded only when PostgreSQL is configured (the embedded default never holds it). */
+async function loadPostgresDriver() {
+  const [{ default: pg }, { drizzle }, { migrate }] = await Promise.all([
+    import('pg'),
+    import('drizzle-orm/node-postgres'),
+    import('drizzle-orm/node-postgres/migrator'),
+  ]);
+  // PostgreSQL returns bigint (int8) as a string by default; our int8 columns (slots, counts) fit a number.
+  pg.types.setTypeParser(20, (value) => Number(value));
+  return { pg, drizzleNodePg: drizzle, migrateNodePg: migrate };
+}
+
 async function openPostgres(url: string, poolSize = DEFAULT_DATABASE_POOL_SIZE): Promise<Storage> {
+  const { pg, drizzleNodePg, migrateNodePg } = await loadPostgresDriver();
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,

@@ -1,0 +1,71 @@
+// The embedded default's memory settings, each checked in a fresh process (V8 flags and loaded
+// packages are per process): the young generation stays small, and unconfigured backends never load.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Runs an ES module script under tsx in a new process, from the repository root; returns its stdout. */
+async function runScript(script: string): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', script],
+    { cwd: root, timeout: 120_000 },
+  );
+  return stdout.trim();
+}
+
+/** new_space's size in MB after allocating about 200 MB of short-lived objects. */
+const youngGenerationScript = (apply: boolean) => `
+  import { getHeapSpaceStatistics } from 'node:v8';
+  import { useEmbeddedMemorySettings } from './src/lib/embedded-memory.ts';
+  if (${apply}) useEmbeddedMemorySettings();
+  let kept = [];
+  for (let i = 0; i < 3_000_000; i++) {
+    kept.push({ i, text: 'x' + i });
+    if (kept.length > 1000) kept = [];
+  }
+  const space = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+  process.stdout.write(String(space.space_size / 1048576));`;
+
+describe('embedded memory settings', () => {
+  test('keep the young generation at its initial size under allocation (it grows without them)', async () => {
+    const grown = Number(await runScript(youngGenerationScript(false)));
+    const kept = Number(await runScript(youngGenerationScript(true)));
+    assert.ok(grown >= 8, `without the settings new space grew to ${grown} MB`);
+    assert.ok(kept <= 4, `with the settings new space is ${kept} MB`);
+  });
+
+  test('the service modules load no Redis, SMTP, PostgreSQL or pretty-log package until one is configured', async () => {
+    // Every module the service entry imports, read from its source so the list follows it.
+    const imports = [...readFileSync(`${root}src/main.ts`, 'utf8').matchAll(/from '\.\/(.+)\.js';/g)].map(
+      (m) => `./src/${m[1]}.ts`,
+    );
+    assert.ok(imports.length > 10, 'the imports of src/main.ts were found');
+    const packagesLoaded = `
+      const { createRequire } = await import('node:module');
+      const loaded = Object.keys(createRequire(import.meta.url).cache);
+      return ['ioredis', 'nodemailer', 'pg', 'pino-pretty'].filter((name) =>
+        loaded.some((file) => file.includes(\`/node_modules/\${name}/\`)));`;
+    const script = `
+      ${imports.map((path) => `await import(${JSON.stringify(path)});`).join('\n')}
+      const { createCache } = await import('./src/cache/index.ts');
+      const { createLogger } = await import('./src/lib/logger.ts');
+      createLogger({ level: 'info' });
+      await createCache(null).close();
+      const loaded = async () => { ${packagesLoaded} };
+      const before = await loaded();
+      createLogger({ level: 'info', pretty: true });
+      const redis = createCache('redis://127.0.0.1:1');
+      await redis.close();
+      process.stdout.write(JSON.stringify({ before, after: await loaded() }));`;
+    const { before, after } = JSON.parse(await runScript(script)) as { before: string[]; after: string[] };
+    assert.deepEqual(before, []);
+    // The same check sees them once a configuration asks for them.
+    assert.deepEqual(after, ['ioredis', 'pino-pretty']);
+  });
+});

@@ -574,6 +574,8 @@ async function report(run: {
   log(`requests: ${tally.total(tally.ok)} ok, ${failed} failed ${JSON.stringify(summary.failures)}`);
   log(`by kind: ${JSON.stringify(summary.requests)}`);
   for (const loss of losses) log(`LOST: ${loss}`);
+  // A starved machine fails a run on event-loop delay and timeouts with no leak at all (docs/SOAK.md).
+  log(`machine: load average ${loadavg()[0]!.toFixed(1)} on ${summary.cores} cores`);
   log(`${pass ? 'PASS' : 'FAIL'}: ${join(OUT, 'soak.svg')}, ${join(OUT, 'samples.json')}`);
   run.service.child.kill('SIGTERM');
   await new Promise((r) => run.service.child.once('exit', r));

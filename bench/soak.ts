@@ -275,6 +275,9 @@ async function sampleService(
   return {
     rssMb,
     heapUsedMb: metric('nodejs_heap_size_used_bytes') / 2 ** 20,
+    // Resident memory outside V8's heap (buffers, PGlite's WebAssembly memory, code): V8's heap grows
+    // and shrinks by a GC cycle's garbage, this does not.
+    offHeapMb: rssMb - metric('nodejs_heap_size_total_bytes') / 2 ** 20,
     fds: service.fds - clients,
     sockets: service.socketInodes.size - clients,
     clientConnections: clients,

@@ -28,7 +28,15 @@ export const SHORT_SPAN_SECONDS = 10 * 60;
 
 /** Resources of the service process the soak watches, and how much drift each may show. */
 export const BOUNDS: readonly Bound[] = [
-  { series: 'rssMb', label: 'resident memory', unit: 'MB', absolute: 24, relative: 0.05, shortAbsolute: 80 },
+  { series: 'rssMb', label: 'resident memory', unit: 'MB', absolute: 24, relative: 0.05, shortAbsolute: 200 },
+  {
+    series: 'offHeapMb',
+    label: 'resident memory outside the V8 heap',
+    unit: 'MB',
+    absolute: 24,
+    relative: 0.05,
+    shortAbsolute: 40,
+  },
   {
     series: 'heapUsedMb',
     label: 'V8 heap used',

@@ -222,16 +222,9 @@ function descriptors(pid: number | 'self') {
   return { fds, socketInodes };
 }
 
-/**
- * Connections to the service that the load generator (this process) holds open: its established TCP
- * sockets whose remote port is the service's. How many there are is the client's choice (undici keeps
- * an idle keep-alive socket until just before the server's 72-s timeout, so the pool holds the highest
- * concurrency of the last minute or so), not the service's; the service's end of each is one of its
- * sockets. A connection the client closed and the service did not is no longer counted here.
- */
-function clientConnections(servicePort: number): number {
-  const ours = descriptors('self').socketInodes;
-  let count = 0;
+/** TCP sockets of this machine from /proc/net/tcp{,6}: ports, state (01: established) and inode. */
+function tcpSockets() {
+  const sockets: { localPort: number; remotePort: number; state: string; inode: string }[] = [];
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let text = '';
     try {
@@ -242,12 +235,38 @@ function clientConnections(servicePort: number): number {
     // sl local_address rem_address st … inode (the 10th field); addresses are HEXIP:HEXPORT.
     for (const line of text.split('\n').slice(1)) {
       const fields = line.trim().split(/\s+/);
-      if (fields.length < 10 || fields[3] !== '01') continue;
-      const remotePort = Number.parseInt(fields[2]!.split(':')[1]!, 16);
-      if (remotePort === servicePort && ours.has(fields[9]!)) count += 1;
+      if (fields.length < 10) continue;
+      const port = (address: string) => Number.parseInt(address.split(':')[1]!, 16);
+      sockets.push({
+        localPort: port(fields[1]!),
+        remotePort: port(fields[2]!),
+        state: fields[3]!,
+        inode: fields[9]!,
+      });
     }
   }
-  return count;
+  return sockets;
+}
+
+/**
+ * Connections between the load generator (this process) and the service, counted on the service's
+ * side: its sockets on its port whose other end is an established socket of this process. How many
+ * there are is the client's choice (undici keeps an idle keep-alive socket until just before the
+ * server's 72-s timeout, so the pool holds the highest concurrency of the last minute or so), not the
+ * service's. A connection the client closed and the service did not is no longer counted here, nor is
+ * one the service has not accepted yet (it holds no descriptor for it).
+ */
+function clientConnections(servicePort: number, serviceSockets: Set<string>): number {
+  const ours = descriptors('self').socketInodes;
+  const sockets = tcpSockets();
+  const clientPorts = new Set(
+    sockets
+      .filter((s) => s.state === '01' && s.remotePort === servicePort && ours.has(s.inode))
+      .map((s) => s.localPort),
+  );
+  return sockets.filter(
+    (s) => s.localPort === servicePort && clientPorts.has(s.remotePort) && serviceSockets.has(s.inode),
+  ).length;
 }
 
 /**
@@ -263,7 +282,7 @@ async function sampleService(
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const rssMb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
   const service = descriptors(pid);
-  const clients = clientConnections(Number(new URL(baseUrl).port));
+  const clients = clientConnections(Number(new URL(baseUrl).port), service.socketInodes);
   // A starved service answers late: the sample keeps its /proc figures and takes the scrape it gets in
   // 20 s. Without one, the series from /metrics have no value in this sample (NaN), not a false 0.
   const scrape = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(20_000) })

@@ -1,5 +1,5 @@
 // npm run soak -- --minutes N [--backend embedded|postgres] [--out DIR] [--sample-seconds S] [--warmup-minutes W]
-//   [--tx-rate 50]
+//   [--tx-rate 50] [--inject-leak memory|fds|sockets]
 // The service as shipped (`npm start`: every role, rate limits on, TRUST_PROXY=1) on the embedded
 // default (PGlite, in-process cache) or on PostgreSQL + Redis, its chain the fake validator in this
 // process, under a steady mixed load (bench/support/soak-load.ts) for N minutes. Samples the service
@@ -42,8 +42,16 @@ const { values: args } = parseArgs({
     'warmup-minutes': { type: 'string' },
     /** Program transactions a second (default 50); lower only to check the soak itself on a crowded machine. */
     'tx-rate': { type: 'string', default: '50' },
+    /** Preload bench/support/soak-leak.mjs into the service: a deliberate leak the soak must catch. */
+    'inject-leak': { type: 'string' },
   },
 });
+const LEAKS = ['memory', 'fds', 'sockets'];
+const INJECT_LEAK = args['inject-leak'];
+if (INJECT_LEAK !== undefined && !LEAKS.includes(INJECT_LEAK)) {
+  process.stderr.write(`--inject-leak must be one of ${LEAKS.join(', ')}\n`);
+  process.exit(2);
+}
 const MINUTES = Number(args.minutes);
 const BACKEND = args.backend === 'postgres' ? 'postgres' : 'embedded';
 const SAMPLE_SECONDS = Number(args['sample-seconds'] ?? (MINUTES >= 20 ? 60 : 5));
@@ -137,7 +145,8 @@ async function startService(fake: FakeValidator, backend: Backend) {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const logFd = openSync(join(OUT, 'service.log'), 'a');
-  const child: ChildProcess = spawn(process.execPath, [join(root, 'scripts/start.mjs')], {
+  const leak = INJECT_LEAK === undefined ? [] : ['--import', join(root, 'bench/support/soak-leak.mjs')];
+  const child: ChildProcess = spawn(process.execPath, [...leak, join(root, 'scripts/start.mjs')], {
     cwd: root,
     stdio: ['ignore', logFd, logFd],
     env: {
@@ -154,6 +163,7 @@ async function startService(fake: FakeValidator, backend: Backend) {
       WEBHOOK_RETRY_SCHEDULE: '1,2,4,8,16,32,64,128',
       WEBHOOK_TIMEOUT_MS: '3000',
       ...backend.env,
+      ...(INJECT_LEAK === undefined ? {} : { SOAK_INJECT_LEAK: INJECT_LEAK }),
     },
   });
   process.on('exit', () => child.kill('SIGKILL'));
@@ -198,7 +208,72 @@ function parseMetrics(text: string): Map<string, number> {
   return values;
 }
 
-/** One sample of the service process: /proc for memory and descriptors, /metrics for the rest. */
+/** A process's open descriptors, and the inodes of those that are sockets. */
+function descriptors(pid: number | 'self') {
+  const socketInodes = new Set<string>();
+  let fds = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    fds += 1;
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      if (target.startsWith('socket:')) socketInodes.add(target.slice('socket:['.length, -1));
+    } catch {}
+  }
+  return { fds, socketInodes };
+}
+
+/** TCP sockets of this machine from /proc/net/tcp{,6}: ports, state (01: established) and inode. */
+function tcpSockets() {
+  const sockets: { localPort: number; remotePort: number; state: string; inode: string }[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    // sl local_address rem_address st … inode (the 10th field); addresses are HEXIP:HEXPORT.
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 10) continue;
+      const port = (address: string) => Number.parseInt(address.split(':')[1]!, 16);
+      sockets.push({
+        localPort: port(fields[1]!),
+        remotePort: port(fields[2]!),
+        state: fields[3]!,
+        inode: fields[9]!,
+      });
+    }
+  }
+  return sockets;
+}
+
+/**
+ * Connections between the load generator (this process) and the service, counted on the service's
+ * side: its sockets on its port whose other end is an established socket of this process. How many
+ * there are is the client's choice (undici keeps an idle keep-alive socket until just before the
+ * server's 72-s timeout, so the pool holds the highest concurrency of the last minute or so), not the
+ * service's. A connection the client closed and the service did not is no longer counted here, nor is
+ * one the service has not accepted yet (it holds no descriptor for it).
+ */
+function clientConnections(servicePort: number, serviceSockets: Set<string>): number {
+  const ours = descriptors('self').socketInodes;
+  const sockets = tcpSockets();
+  const clientPorts = new Set(
+    sockets
+      .filter((s) => s.state === '01' && s.remotePort === servicePort && ours.has(s.inode))
+      .map((s) => s.localPort),
+  );
+  return sockets.filter(
+    (s) => s.localPort === servicePort && clientPorts.has(s.remotePort) && serviceSockets.has(s.inode),
+  ).length;
+}
+
+/**
+ * One sample of the service process: /proc for memory and descriptors, /metrics for the rest. The
+ * judged descriptor and socket counts leave out the connections the load generator holds open
+ * (clientConnections); the totals are kept beside them.
+ */
 async function sampleService(
   pid: number,
   baseUrl: string,
@@ -206,30 +281,33 @@ async function sampleService(
 ): Promise<Record<string, number>> {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const rssMb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-  let fds = 0;
-  let sockets = 0;
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    fds += 1;
-    try {
-      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) sockets += 1;
-    } catch {}
-  }
-  // A starved service answers late: the sample keeps its /proc figures and takes the scrape it gets in 20 s.
-  const scrape = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(20_000) }).catch(() => null);
-  const metrics = parseMetrics(scrape === null ? '' : await scrape.text());
-  const size = (structure: string) =>
-    metrics.get(`vaultkeeper_in_process_entries{structure="${structure}"}`) ?? 0;
+  const service = descriptors(pid);
+  const clients = clientConnections(Number(new URL(baseUrl).port), service.socketInodes);
+  // A starved service answers late: the sample keeps its /proc figures and takes the scrape it gets in
+  // 20 s. Without one, the series from /metrics have no value in this sample (NaN), not a false 0.
+  const scrape = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(20_000) })
+    .then((response) => response.text())
+    .catch(() => '');
+  const metrics = parseMetrics(scrape);
+  const metric = (name: string) => metrics.get(name) ?? Number.NaN;
+  const size = (structure: string) => metric(`vaultkeeper_in_process_entries{structure="${structure}"}`);
   return {
     rssMb,
-    heapUsedMb: (metrics.get('nodejs_heap_size_used_bytes') ?? 0) / 2 ** 20,
-    fds,
-    sockets,
-    eventLoopP99Ms: (metrics.get('nodejs_eventloop_lag_p99_seconds') ?? 0) * 1000,
+    heapUsedMb: metric('nodejs_heap_size_used_bytes') / 2 ** 20,
+    // Resident memory outside V8's heap (buffers, PGlite's WebAssembly memory, code): V8's heap grows
+    // and shrinks by a GC cycle's garbage, this does not.
+    offHeapMb: rssMb - metric('nodejs_heap_size_total_bytes') / 2 ** 20,
+    fds: service.fds - clients,
+    sockets: service.socketInodes.size - clients,
+    clientConnections: clients,
+    allFds: service.fds,
+    allSockets: service.socketInodes.size,
+    eventLoopP99Ms: metric('nodejs_eventloop_lag_p99_seconds') * 1000,
     cacheEntries: size('cache_entries'),
     rateLimitClients: size('rate_limit_clients'),
     eventStreams: size('event_streams'),
     liveFeedListeners: size('live_feed_listeners'),
-    queueDepth: metrics.get('vaultkeeper_delivery_queue_depth') ?? 0,
+    queueDepth: metric('vaultkeeper_delivery_queue_depth'),
     ...(await backend.extraSamples()),
   };
 }
@@ -265,7 +343,7 @@ async function subscribe(call: Caller, auth: Record<string, string>, receiver: R
 export async function main(): Promise<number> {
   mkdirSync(OUT, { recursive: true });
   log(
-    `${BACKEND}, ${MINUTES} min, a sample every ${SAMPLE_SECONDS} s, warm-up ${WARMUP_SECONDS / 60} min → ${OUT}`,
+    `${BACKEND}, ${MINUTES} min, a sample every ${SAMPLE_SECONDS} s, warm-up ${WARMUP_SECONDS / 60} min${INJECT_LEAK === undefined ? '' : `, injected leak: ${INJECT_LEAK}`} → ${OUT}`,
   );
   const fake = await startFakeValidator();
   const backend = await prepareBackend();
@@ -310,7 +388,7 @@ export async function main(): Promise<number> {
     samples.push(sample);
     writeFileSync(join(OUT, 'samples.json'), JSON.stringify({ backend: BACKEND, samples }, null, 1));
     log(
-      `t=${(t / 60).toFixed(1)} min rss ${sample.rssMb!.toFixed(0)} MB heap ${sample.heapUsedMb!.toFixed(0)} MB fds ${sample.fds} loop p99 ${sample.eventLoopP99Ms!.toFixed(0)} ms cache ${sample.cacheEntries} clients ${sample.rateLimitClients} queue ${sample.queueDepth} ok ${sample.requestsOk} failed ${sample.requestsFailed}`,
+      `t=${(t / 60).toFixed(1)} min rss ${sample.rssMb!.toFixed(0)} MB heap ${sample.heapUsedMb!.toFixed(0)} MB fds ${sample.fds} sockets ${sample.sockets} (+${sample.clientConnections} client connections) loop p99 ${sample.eventLoopP99Ms!.toFixed(0)} ms cache ${sample.cacheEntries} clients ${sample.rateLimitClients} queue ${sample.queueDepth} ok ${sample.requestsOk} failed ${sample.requestsFailed}`,
     );
   };
   let due = started;
@@ -489,10 +567,12 @@ async function report(run: {
   const measured = samples.filter((s) => s.t >= WARMUP_SECONDS).length;
   if (measured < 5) losses.push(`only ${measured} samples after warm-up: no trend can be told`);
   const pass = verdicts.every((v) => v.ok) && failed === 0 && losses.length === 0;
-  const title = `Vaultkeeper soak, ${BACKEND}: ${MINUTES} min, warm-up ${WARMUP_SECONDS / 60} min shaded — ${pass ? 'PASS' : 'FAIL'}`;
+  const injected = INJECT_LEAK === undefined ? '' : `, ${INJECT_LEAK} leak injected`;
+  const title = `Vaultkeeper soak, ${BACKEND}${injected}: ${MINUTES} min, warm-up ${WARMUP_SECONDS / 60} min shaded — ${pass ? 'PASS' : 'FAIL'}`;
   writeFileSync(join(OUT, 'soak.svg'), renderSvg(samples, WARMUP_SECONDS, verdicts, title));
   const summary = {
     backend: BACKEND,
+    injectedLeak: INJECT_LEAK ?? null,
     minutes: MINUTES,
     sampleSeconds: SAMPLE_SECONDS,
     warmupSeconds: WARMUP_SECONDS,
@@ -516,6 +596,8 @@ async function report(run: {
   log(`requests: ${tally.total(tally.ok)} ok, ${failed} failed ${JSON.stringify(summary.failures)}`);
   log(`by kind: ${JSON.stringify(summary.requests)}`);
   for (const loss of losses) log(`LOST: ${loss}`);
+  // A starved machine fails a run on event-loop delay and timeouts with no leak at all (docs/SOAK.md).
+  log(`machine: load average ${loadavg()[0]!.toFixed(1)} on ${summary.cores} cores`);
   log(`${pass ? 'PASS' : 'FAIL'}: ${join(OUT, 'soak.svg')}, ${join(OUT, 'samples.json')}`);
   run.service.child.kill('SIGTERM');
   await new Promise((r) => run.service.child.once('exit', r));

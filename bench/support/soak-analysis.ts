@@ -1,6 +1,7 @@
-// The soak's verdict on its samples: per series, the least-squares line through the samples after
-// warm-up, its growth over that span (slope × span) against the series' bound, and an SVG of every
-// series (warm-up shaded, the fitted line drawn). docs/SOAK.md explains the bounds.
+// The soak's verdict on its samples: per series, the Theil–Sen line through the samples after warm-up
+// (the median of the slopes between every two samples, so one spike or one failed scrape cannot tilt
+// it), its growth over that span (slope × span) against the series' bound, and an SVG of every series
+// (warm-up shaded, the fitted line drawn). docs/SOAK.md explains the bounds.
 
 export interface Sample {
   /** Seconds since the load started. */
@@ -8,21 +9,44 @@ export interface Sample {
   [series: string]: number;
 }
 
-/** A series may grow by at most max(absolute, relative × its median) over the measured span. */
+/**
+ * A series may grow by at most max(absolute, relative × its median) over the measured span; over a
+ * span shorter than SHORT_SPAN_SECONDS (a short run), by max(shortAbsolute, relative × its median).
+ */
 export interface Bound {
   readonly series: string;
   readonly label: string;
   readonly unit: string;
   readonly absolute: number;
   readonly relative: number;
+  /** Memory moves by a GC cycle, which a span of a few minutes may catch on its way up. */
+  readonly shortAbsolute?: number;
 }
+
+/** A measured span shorter than this is a short run's: memory is judged against shortAbsolute. */
+export const SHORT_SPAN_SECONDS = 10 * 60;
 
 /** Resources of the service process the soak watches, and how much drift each may show. */
 export const BOUNDS: readonly Bound[] = [
-  { series: 'rssMb', label: 'resident memory', unit: 'MB', absolute: 24, relative: 0.05 },
-  { series: 'heapUsedMb', label: 'V8 heap used', unit: 'MB', absolute: 12, relative: 0.1 },
-  { series: 'fds', label: 'open file descriptors', unit: '', absolute: 16, relative: 0.1 },
-  { series: 'sockets', label: 'open sockets', unit: '', absolute: 16, relative: 0.15 },
+  { series: 'rssMb', label: 'resident memory', unit: 'MB', absolute: 24, relative: 0.05, shortAbsolute: 200 },
+  {
+    series: 'offHeapMb',
+    label: 'resident memory outside the V8 heap',
+    unit: 'MB',
+    absolute: 24,
+    relative: 0.05,
+    shortAbsolute: 40,
+  },
+  {
+    series: 'heapUsedMb',
+    label: 'V8 heap used',
+    unit: 'MB',
+    absolute: 12,
+    relative: 0.1,
+    shortAbsolute: 150,
+  },
+  { series: 'fds', label: 'open file descriptors', unit: '', absolute: 32, relative: 0.1 },
+  { series: 'sockets', label: 'open sockets', unit: '', absolute: 32, relative: 0.15 },
   { series: 'eventLoopP99Ms', label: 'event-loop delay p99', unit: 'ms', absolute: 20, relative: 0.5 },
   { series: 'cacheEntries', label: 'in-process cache entries', unit: '', absolute: 100, relative: 0.1 },
   { series: 'rateLimitClients', label: 'rate-limit clients', unit: '', absolute: 100, relative: 0.1 },
@@ -47,31 +71,26 @@ export interface Trend {
   readonly ok: boolean;
 }
 
-/** Least-squares slope of y over x. */
-export function slope(points: readonly (readonly [number, number])[]): number {
-  const n = points.length;
-  if (n < 2) return 0;
-  let sx = 0;
-  let sy = 0;
-  for (const [x, y] of points) {
-    sx += x;
-    sy += y;
-  }
-  const mx = sx / n;
-  const my = sy / n;
-  let sxy = 0;
-  let sxx = 0;
-  for (const [x, y] of points) {
-    sxy += (x - mx) * (y - my);
-    sxx += (x - mx) * (x - mx);
-  }
-  return sxx === 0 ? 0 : sxy / sxx;
-}
-
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? 0 : sorted[Math.floor(sorted.length / 2)]!;
 };
+
+/**
+ * Theil–Sen slope of y over x: the median of the slopes between every two points. A steady leak moves
+ * every pair alike; a spike or a dropped sample moves only the pairs it is in, which stay a minority.
+ */
+export function slope(points: readonly (readonly [number, number])[]): number {
+  const slopes: number[] = [];
+  for (let i = 0; i < points.length; i++) {
+    for (let j = i + 1; j < points.length; j++) {
+      const [xi, yi] = points[i]!;
+      const [xj, yj] = points[j]!;
+      if (xj !== xi) slopes.push((yj - yi) / (xj - xi));
+    }
+  }
+  return median(slopes);
+}
 
 /** The verdict per series present in the samples, over the samples taken at or after warmupSeconds. */
 export function trends(samples: readonly Sample[], warmupSeconds: number): Trend[] {
@@ -83,7 +102,8 @@ export function trends(samples: readonly Sample[], warmupSeconds: number): Trend
       .map((s) => [s.t, s[bound.series]!] as const);
     const perSecond = slope(points);
     const mid = median(points.map(([, y]) => y));
-    const allowed = Math.max(bound.absolute, bound.relative * mid);
+    const absolute = span < SHORT_SPAN_SECONDS ? (bound.shortAbsolute ?? bound.absolute) : bound.absolute;
+    const allowed = Math.max(absolute, bound.relative * mid);
     const growth = perSecond * span;
     return {
       series: bound.series,
@@ -172,11 +192,10 @@ function panel(samples: readonly Sample[], warmupSeconds: number, verdict: Trend
 function fittedLine(points: [number, number][]) {
   if (points.length < 2) return null;
   const b = slope(points);
-  const mt = points.reduce((s, [t]) => s + t, 0) / points.length;
-  const my = points.reduce((s, [, y]) => s + y, 0) / points.length;
+  const intercept = median(points.map(([t, y]) => y - b * t));
   const t0 = points[0]![0];
   const t1 = points.at(-1)![0];
-  return { t0, t1, y0: my + b * (t0 - mt), y1: my + b * (t1 - mt) };
+  return { t0, t1, y0: intercept + b * t0, y1: intercept + b * t1 };
 }
 
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

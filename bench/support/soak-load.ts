@@ -64,7 +64,7 @@ export function createCaller(baseUrl: string, tally: Tally) {
       });
       const text = await response.text();
       if (!(spec.expect ?? [200]).includes(response.status)) {
-        tally.fail(kind, String(response.status));
+        tally.fail(kind, `${response.status}${errorCode(text)}`);
         return undefined;
       }
       tally.succeed(kind);
@@ -77,6 +77,17 @@ export function createCaller(baseUrl: string, tally: Tally) {
 }
 
 export type Caller = ReturnType<typeof createCaller>;
+
+/** The error code of an error body (` RPC_UNAVAILABLE`), so a failure says why; '' when it has none. */
+function errorCode(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { code?: unknown; error?: { code?: unknown } };
+    const code = parsed.error?.code ?? parsed.code;
+    return typeof code === 'string' ? ` ${code}` : '';
+  } catch {
+    return '';
+  }
+}
 
 /** Starts `task` rate times a second (spread over 100 ms ticks), at most maxInFlight at once. */
 export function every(rate: number, maxInFlight: number, task: () => Promise<unknown>, tally: Tally) {

@@ -188,14 +188,26 @@ async function createVaults(fake: FakeValidator, authority: Address) {
   return { quiet, busy, blink: await make('Blinks') };
 }
 
-/** A fresh blocked transfer on the Blink vault, once the service shows its Action. */
-async function newOverride(fake: FakeValidator, vault: Address, call: Caller): Promise<string> {
+/**
+ * A fresh blocked transfer on the Blink vault, once the service shows its Action. Nobody approves on
+ * chain, so every blocked transfer announces the same nonce: each is its own request, addressed by its
+ * transfer's signature (`…/:nonce?transfer=…`); the bare `…/:nonce` stays the first one, which expires
+ * after an hour. Returns the request's path under /api/actions/:vault/ and its query, apart.
+ */
+async function newOverride(fake: FakeValidator, vault: Address, call: Caller): Promise<BlinkRequest> {
   const blocked = await fake.block(vault, { amount: 2n * SOL, reason: 'exceeded_daily_limit' });
-  const nonce = String(blocked.overrideNonce);
+  const request = { nonce: String(blocked.overrideNonce), query: `?transfer=${blocked.signature}` };
   await waitUntil('a blocked transfer to be ingested', 120_000, async () =>
-    (await call('setup', { path: `/api/actions/${vault}/${nonce}`, expect: [200] })) ? true : null,
+    (await call('setup', { path: `/api/actions/${vault}/${request.nonce}${request.query}`, expect: [200] }))
+      ? true
+      : null,
   );
-  return nonce;
+  return request;
+}
+
+interface BlinkRequest {
+  readonly nonce: string;
+  readonly query: string;
 }
 
 function parseMetrics(text: string): Map<string, number> {
@@ -417,7 +429,7 @@ function startLoad(
   call: Caller,
   auth: Record<string, string>,
   vaults: Awaited<ReturnType<typeof createVaults>>,
-  nonces: string[],
+  nonces: BlinkRequest[],
   fake: FakeValidator,
   tally: Tally,
   baseUrl: string,
@@ -465,7 +477,10 @@ function startLoad(
     every(
       RATES.blinkGet,
       10,
-      () => call('blink get', { path: `/api/actions/${vaults.blink}/${nonces.at(-1)}` }),
+      () => {
+        const { nonce, query } = nonces.at(-1)!;
+        return call('blink get', { path: `/api/actions/${vaults.blink}/${nonce}${query}` });
+      },
       tally,
     ),
     every(
@@ -474,7 +489,7 @@ function startLoad(
       () =>
         call('blink post', {
           method: 'POST',
-          path: `/api/actions/${vaults.blink}/${nonces.at(-1)}/approve`,
+          path: `/api/actions/${vaults.blink}/${nonces.at(-1)!.nonce}/approve${nonces.at(-1)!.query}`,
           body: { account: fake.getVault(vaults.blink)!.config.authority },
         }),
       tally,
@@ -485,9 +500,9 @@ function startLoad(
   // A fresh blocked transfer every 5 minutes, so the Blinks never point at an expired one.
   const refresher = setInterval(() => {
     newOverride(fake, vaults.blink, call)
-      .then((nonce) => {
+      .then((request) => {
         blocked.count += 1;
-        nonces.push(nonce);
+        nonces.push(request);
       })
       .catch((error: Error) => tally.fail('override', error.message));
   }, 5 * 60_000);

@@ -197,11 +197,12 @@ async function createVaults(fake: FakeValidator, authority: Address) {
 async function newOverride(fake: FakeValidator, vault: Address, call: Caller): Promise<BlinkRequest> {
   const blocked = await fake.block(vault, { amount: 2n * SOL, reason: 'exceeded_daily_limit' });
   const request = { nonce: String(blocked.overrideNonce), query: `?transfer=${blocked.signature}` };
-  await waitUntil('a blocked transfer to be ingested', 120_000, async () =>
-    (await call('setup', { path: `/api/actions/${vault}/${request.nonce}${request.query}`, expect: [200] }))
-      ? true
-      : null,
-  );
+  // 404 until the service has ingested it: an expected answer while waiting, not a failed request.
+  await waitUntil('a blocked transfer to be ingested', 120_000, async () => {
+    const path = `/api/actions/${vault}/${request.nonce}${request.query}`;
+    const action = (await call('setup', { path, expect: [200, 404] })) as { title?: string } | undefined;
+    return action?.title !== undefined;
+  });
   return request;
 }
 

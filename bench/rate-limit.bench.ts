@@ -21,7 +21,7 @@ const CONCURRENCY = 20;
 // Informal targets: CPU the limiter adds to one request (µs); Redis includes the client's two commands.
 const TARGET_EXTRA_US = { memory: 25, redis: 150 } as const;
 /** Informal target: CPU of one spend of the in-process counters under churn, worst second (µs; a
- * second in which a generation is dropped carries its garbage collection). */
+ * second carries whatever garbage collection falls in it). */
 const TARGET_CHURN_SPEND_US = 10;
 
 delete process.env.DATABASE_URL;

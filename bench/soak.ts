@@ -113,8 +113,9 @@ async function prepareBackend(): Promise<Backend> {
     };
   }
   const database = `vk_soak_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN });
-  await admin.connect();
+  // A pool of one: when PostgreSQL restarts under the soak, its connection is replaced, not fatal.
+  const admin = new pg.Pool({ connectionString: PG_ADMIN, max: 1 });
+  admin.on('error', () => {});
   await admin.query(`drop database if exists ${database} with (force)`);
   await admin.query(`create database ${database}`);
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -125,11 +126,15 @@ async function prepareBackend(): Promise<Backend> {
   return {
     env: { DATABASE_URL: url.toString(), REDIS_URL },
     async extraSamples() {
-      const { rows } = await admin.query<{ n: string }>(
-        'select count(*) as n from pg_stat_activity where datname = $1',
-        [database],
-      );
-      return { redisKeys: await redis.dbsize(), pgConnections: Number(rows[0]!.n) };
+      // A sample taken while either server is away has no value for it (not zero).
+      const { rows } = await admin
+        .query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = $1', [database])
+        .catch(() => ({ rows: [] as { n: string }[] }));
+      const redisKeys = await redis.dbsize().catch(() => undefined);
+      return {
+        ...(redisKeys === undefined ? {} : { redisKeys }),
+        ...(rows[0] === undefined ? {} : { pgConnections: Number(rows[0].n) }),
+      };
     },
     async close() {
       await redis.flushdb();

@@ -29,7 +29,7 @@ type Budget = keyof typeof RATE_LIMITS;
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const ANALYTICS_PREFIX = '/api/analytics';
 const STORE_WARNING_INTERVAL_MS = 10_000;
-/** Client addresses the in-process counters remember at most, both generations together. */
+/** Client addresses the in-process counters remember at most; the stalest is forgotten first. */
 const LOCAL_STORE_CLIENTS = 100_000;
 
 /** Budget slots of one client's counters: its category's (0..2) and the overall one (3). */
@@ -55,24 +55,32 @@ export interface CounterStore {
 /**
  * In-process fixed windows: per client, [start, count] for each of the four budgets.
  *
- * Clients live in two generations, each a Map: those seen since the current period began, and those of
- * the period before. A period lasts one window, so a client seen in neither has no window still running
- * (every window begins at one of its requests and lasts one window); whole generations are dropped at
- * once. Nothing is ever scanned or deleted entry by entry from the front of a Map, which in V8 leaves
- * holes that every later scan from the front walks over again: with a steady stream of new clients that
- * made one request cost hundreds of microseconds once the map was full.
+ * A client is forgotten two windows after its overall window began (a category window starts within
+ * an overall one, so by then every window of it has ended), or, when maxClients are remembered, the
+ * stalest first. Which client is stalest comes from a queue of overall-window starts, read from its
+ * head: the Map is only ever looked up by key. (Walking a V8 Map from its front passes every entry
+ * deleted there since the table was last rebuilt: with a steady stream of new addresses and the store
+ * full, that walk made one request cost up to 180 µs.)
  */
 export function createLocalCounters(maxClients = LOCAL_STORE_CLIENTS) {
-  const generationSize = Math.max(1, Math.floor(maxClients / 2));
-  let current = new Map<string, Float64Array>();
-  let previous = new Map<string, Float64Array>();
-  let periodStart = Number.NEGATIVE_INFINITY;
+  const clients = new Map<string, Float64Array>();
+  /** Overall-window starts in time order: [address, start] pairs from `head` on. */
+  let starts: (string | number)[] = [];
+  let head = 0;
   const out = new Float64Array(4);
-  /** A new period: the previous generation goes (or both, after two idle windows). */
-  const rotate = (now: number, timeWindow: number) => {
-    previous = now - periodStart >= 2 * timeWindow ? new Map() : current;
-    current = new Map();
-    periodStart = now;
+  /** Forgets the client of the queue's head entry if that entry is its current overall window. */
+  const popStalest = (): void => {
+    const ip = starts[head] as string;
+    const start = starts[head + 1] as number;
+    head += 2;
+    if (clients.get(ip)?.[OVERALL * 2] === start) clients.delete(ip);
+    if (head > 1_024 && head * 2 > starts.length) {
+      starts = starts.slice(head);
+      head = 0;
+    }
+  };
+  const forgetEnded = (now: number, timeWindow: number) => {
+    while (head < starts.length && (starts[head + 1] as number) + 2 * timeWindow <= now) popStalest();
   };
   const spendSlot = (windows: Float64Array, slot: number, now: number, timeWindow: number, at: number) => {
     const start = windows[slot * 2]!;
@@ -90,22 +98,22 @@ export function createLocalCounters(maxClients = LOCAL_STORE_CLIENTS) {
   };
   return {
     /** Clients whose windows are remembered (at most maxClients). */
-    size: () => current.size + previous.size,
+    size: () => clients.size,
     spend(category: number, ip: string, timeWindow: number): Spent {
       // Date.now, not a monotonic clock: tests move the window with mocked timers.
       const now = Date.now();
-      if (now - periodStart >= timeWindow) rotate(now, timeWindow);
-      let windows = current.get(ip);
+      forgetEnded(now, timeWindow);
+      let windows = clients.get(ip);
       if (windows === undefined) {
-        windows = previous.get(ip);
-        if (windows === undefined) windows = new Float64Array(BUDGETS.length * 2);
-        else previous.delete(ip);
-        // A flood of new addresses fills a generation early: the stalest generation is forgotten.
-        if (current.size >= generationSize) rotate(now, timeWindow);
-        current.set(ip, windows);
+        while (clients.size >= maxClients && head < starts.length) popStalest();
+        windows = new Float64Array(BUDGETS.length * 2);
+        clients.set(ip, windows);
       }
+      const overallStart = windows[OVERALL * 2];
       spendSlot(windows, category, now, timeWindow, 0);
       spendSlot(windows, OVERALL, now, timeWindow, 2);
+      // A new overall window (or a new client): queued under its start.
+      if (windows[OVERALL * 2] !== overallStart || windows[OVERALL * 2 + 1] === 1) starts.push(ip, now);
       return out;
     },
   } satisfies CounterStore & { size(): number };

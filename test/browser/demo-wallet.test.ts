@@ -14,6 +14,7 @@ import {
   createFundedVault,
   errorsOf,
   openPage,
+  overrideStatus,
   SOL,
   type Stack,
   startStack,
@@ -35,9 +36,6 @@ after(async () => {
   await stack?.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-const overrideStatus = async (vault: string, nonce: string) =>
-  (await stack.getJson<{ status: string }>(`/api/overrides/${vault}/${nonce}`)).body.status;
 
 async function screenshots(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -98,7 +96,7 @@ describe('demo wallet on the approval page', () => {
       applied[0]!.events.map((e) => e.name).filter((n) => n !== 'OverrideCreated'),
       ['OverrideApproved', 'TransactionExecuted'],
     );
-    assert.equal(await overrideStatus(vault, nonce), 'executed');
+    assert.equal(await overrideStatus(stack, vault, nonce), 'executed');
     assert.deepEqual(errorsOf(page), []);
     await page.context().close();
   });
@@ -117,7 +115,7 @@ describe('demo wallet on the approval page', () => {
     await page.getByTestId('notice').getByText('Rejected').waitFor();
     await screenshots(page, 'demo-wallet-rejected');
 
-    assert.equal(await overrideStatus(vault, nonce), 'rejected');
+    assert.equal(await overrideStatus(stack, vault, nonce), 'rejected');
     assert.equal(stack.fake.ledger().length, ledgerBefore, 'no transaction sent');
     assert.deepEqual(posts, []);
     assert.deepEqual(errorsOf(page), []);

@@ -10,6 +10,7 @@ import {
   createFundedVault,
   errorsOf,
   openPage,
+  overrideStatus,
   SOL,
   type Stack,
   startStack,
@@ -27,10 +28,6 @@ before(async () => {
 after(async () => {
   await stack?.close();
 });
-
-type OverrideBody = { status: string };
-const overrideStatus = async (vault: string, nonce: string) =>
-  (await stack.getJson<OverrideBody>(`/api/overrides/${vault}/${nonce}`)).body.status;
 
 describe('override approval page', () => {
   test('approves through a Wallet Standard wallet: the transaction reaches the chain and the page shows it executed', async () => {
@@ -69,7 +66,7 @@ describe('override approval page', () => {
     assert.equal(applied.length, 1);
     const names = applied[0]!.events.map((e) => e.name).filter((n) => n !== 'OverrideCreated');
     assert.deepEqual(names, ['OverrideApproved', 'TransactionExecuted']);
-    assert.equal(await overrideStatus(vault, nonce), 'executed');
+    assert.equal(await overrideStatus(stack, vault, nonce), 'executed');
     assert.deepEqual(errorsOf(page), []);
     await page.context().close();
   });
@@ -94,7 +91,7 @@ describe('override approval page', () => {
         `${host} wants you to sign a message with your account:\n${owner.address}\n\n`,
       ),
     );
-    assert.equal(await overrideStatus(vault, nonce), 'rejected');
+    assert.equal(await overrideStatus(stack, vault, nonce), 'rejected');
     assert.equal(stack.fake.ledger().length, ledgerBefore, 'no transaction sent');
     assert.deepEqual(errorsOf(page), []);
     await page.context().close();
@@ -111,7 +108,7 @@ describe('override approval page', () => {
     await page.getByTestId('approve').click();
     await page.getByTestId('notice').getByText('You declined in your wallet').waitFor();
     await waitFor(async () => page.getByTestId('approve').isEnabled(), { message: 'approve enabled again' });
-    assert.equal(await overrideStatus(vault, nonce), 'pending');
+    assert.equal(await overrideStatus(stack, vault, nonce), 'pending');
     assert.equal(await page.locator('[data-state="pending"]').count(), 1);
     await page.context().close();
   });

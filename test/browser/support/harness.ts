@@ -91,6 +91,11 @@ export async function startStack(options: { env?: Record<string, string> } = {})
 const pageErrors = new WeakMap<Page, string[]>();
 
 /** Uncaught errors of a page's scripts: a page that threw fails its test, whatever it shows. */
+/** The status the API reports for an override. */
+export async function overrideStatus(stack: Stack, vault: string, nonce: string): Promise<string> {
+  return (await stack.getJson<{ status: string }>(`/api/overrides/${vault}/${nonce}`)).body.status;
+}
+
 export function errorsOf(page: Page): string[] {
   return pageErrors.get(page) ?? [];
 }

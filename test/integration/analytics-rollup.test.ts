@@ -3,6 +3,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { createMemoryCache } from '../../src/cache/index.js';
 import { runDailyMetricsRollup } from '../../src/domain/analytics/daily-metrics-rollup.js';
+import { MAX_BLOCK_LEVEL } from '../../src/domain/analytics/day-blocks.js';
 import {
   markDailyMetricsDirty,
   markDailyMetricsDirtyRange,
@@ -58,7 +59,7 @@ describe('daily metrics rollup', () => {
       const timestamp = at();
       const fee = status === 'executed' ? amount / 100n : null;
       await createTransaction(db, { vault, status, amount, destination, timestamp, feeCollected: fee });
-      await markDailyMetricsDirty(db, vault.id, timestamp);
+      await markDailyMetricsDirty(db, vault.id, timestamp, status === 'executed' ? [destination] : []);
       if (status === 'executed') {
         expected.add(vault.id, timestamp, 'executed_count');
         expected.add(vault.id, timestamp, 'executed_volume', amount);
@@ -179,6 +180,82 @@ describe('daily metrics rollup', () => {
     const days = await readStoredDays(testStorage.storage);
     assert.equal(days[`${vault.id}|2026-12-15`]?.executed_volume, '15');
     assert.equal(days['*|2026-12-15']?.executed_volume, '15');
+  });
+
+  test("rewrites only the marked destinations of a day, so a busy day's rollup costs what changed", async () => {
+    const vault = await createVault(db);
+    const at = new Date('2026-12-10T09:00:00.000Z');
+    const [quiet, busy] = [randomAddress(), randomAddress()];
+    for (const destination of [quiet, busy, ...Array.from({ length: 20 }, () => randomAddress())]) {
+      await createTransaction(db, { vault, amount: 10n, destination, timestamp: at });
+      await markDailyMetricsDirty(db, vault.id, at, [destination]);
+    }
+    await runDailyMetricsRollup(db);
+    const rowsOf = async (destination: string) =>
+      testStorage.storage.rows<{ level: number; n: number }>(
+        sql`select 0 as level, executed_count as n from daily_destination_metrics
+              where vault_key = ${vault.id} and destination = ${destination}
+            union all
+            select level, executed_count as n from destination_block_metrics
+              where vault_key = ${vault.id} and destination = ${destination}
+            order by level`,
+      );
+    assert.deepEqual(
+      (await rowsOf(quiet)).map((r) => r.n),
+      Array(11).fill(1),
+      'a day row and a block row per level',
+    );
+    // A doctored figure of the quiet destination shows whether a later rollup rewrote it.
+    await db.execute(sql`update destination_block_metrics set executed_count = 99
+      where vault_key = ${vault.id} and destination = ${quiet} and level = 4`);
+    await createTransaction(db, { vault, amount: 5n, destination: busy, timestamp: at });
+    await markDailyMetricsDirty(db, vault.id, at, [busy]);
+    await runDailyMetricsRollup(db);
+    assert.deepEqual(
+      (await rowsOf(busy)).map((r) => r.n),
+      Array(11).fill(2),
+    );
+    assert.equal((await rowsOf(quiet))[4]?.n, 99, 'the unmarked destination was not rewritten');
+    const [global] = await testStorage.storage.rows<{ n: number }>(
+      sql`select executed_count as n from destination_block_metrics
+        where vault_key = '*' and destination = ${busy} and level = ${MAX_BLOCK_LEVEL}`,
+    );
+    assert.equal(global?.n, 2);
+    // Marked, it is recomputed from the transactions again.
+    await markDailyMetricsDirty(db, vault.id, at, [quiet]);
+    await runDailyMetricsRollup(db);
+    assert.deepEqual(
+      (await rowsOf(quiet)).map((r) => r.n),
+      Array(11).fill(1),
+    );
+    const [marks] = await testStorage.storage.rows<{ n: number }>(
+      sql`select count(*)::int as n from destination_metrics_dirty`,
+    );
+    assert.equal(marks?.n, 0);
+  });
+
+  test('a destination mark left without its day is still claimed, and one whose day waits stays', async () => {
+    const vault = await createVault(db);
+    const [first, second] = [new Date('2026-12-11T09:00:00.000Z'), new Date('2026-12-12T09:00:00.000Z')];
+    const [a, b] = [randomAddress(), randomAddress()];
+    await createTransaction(db, { vault, amount: 7n, destination: a, timestamp: first });
+    await createTransaction(db, { vault, amount: 8n, destination: b, timestamp: second });
+    await db.execute(sql`insert into destination_metrics_dirty (vault_key, day, destination)
+      values (${vault.id}, '2026-12-11', ${a}), (${vault.id}, '2026-12-12', ${b})`);
+    await db.execute(
+      sql`insert into daily_metrics_dirty (vault_key, day) values (${vault.id}, '2026-12-12')`,
+    );
+    // A batch of one day claims 2026-12-12 with its destination, and the orphaned mark of 2026-12-11.
+    const result = await runDailyMetricsRollup(db, { batchSize: 1 });
+    assert.equal(result.recomputed, 1);
+    const rows = await testStorage.storage.rows<{ day: string; destination: string; n: number }>(
+      sql`select day::text as day, destination, executed_count as n from daily_destination_metrics
+        where vault_key = ${vault.id} order by day`,
+    );
+    assert.deepEqual(rows, [
+      { day: '2026-12-11', destination: a, n: 1 },
+      { day: '2026-12-12', destination: b, n: 1 },
+    ]);
   });
 
   test('drops a mark whose key names neither a vault nor the global row', async () => {

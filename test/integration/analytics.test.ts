@@ -49,10 +49,10 @@ after(async () => {
   await testStorage.close();
 });
 
-/** Stores a transaction the way ingestion does: the row, and its day marked for the rollup. */
+/** Stores a transaction the way ingestion does: the row, and its day (and destination) marked for the rollup. */
 async function record(vault: VaultRow, tx: Omit<OracleTransaction, 'vaultId'>): Promise<void> {
   await createTransaction(db, { vault, ...tx });
-  await markDailyMetricsDirty(db, vault.id, tx.timestamp);
+  await markDailyMetricsDirty(db, vault.id, tx.timestamp, tx.status === 'executed' ? [tx.destination] : []);
   rows.push({ vaultId: vault.id, ...tx });
 }
 
@@ -232,7 +232,7 @@ describe('GET /api/analytics figures', () => {
     const doctored = (await getAnalytics(app, query)).json();
     assert.equal(doctored.topDestinations[0].address, top.address);
     assert.equal(BigInt(doctored.topDestinations[0].amount), BigInt(top.amount) + 1_000_000_000_000n);
-    await markDailyMetricsDirty(db, vaultA.id, new Date(`${block.start}T05:00:00.000Z`));
+    await markDailyMetricsDirty(db, vaultA.id, new Date(`${block.start}T05:00:00.000Z`), [top.address]);
     assert.deepEqual((await getAnalytics(app, query)).json(), before);
     await runDailyMetricsRollup(db);
     assert.deepEqual((await getAnalytics(app, query)).json(), before);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { findVaultAuthorityAddress } from '../../src/chain/pdas.js';
+import { runDailyMetricsRollup } from '../../src/domain/analytics/daily-metrics-rollup.js';
 import { WEBHOOK_EVENTS } from '../../src/domain/webhooks/webhook-events.js';
 import {
   blinks,
@@ -17,6 +18,15 @@ import { BASE_URL, SOL, useIngestionHarness } from '../support/ingestion-harness
 import { waitForSignatures } from '../support/ingestor.js';
 
 const h = useIngestionHarness();
+
+/** Executed transfers per destination of a metrics key's days, as the rollup left them. */
+async function destinationDays(vaultKey: string): Promise<Record<string, string>> {
+  const rows = await h.storage.storage.rows<{ destination: string; day: string; n: number; v: string }>(
+    sql`select destination, day::text as day, executed_count as n, executed_volume::text as v
+      from daily_destination_metrics where vault_key = ${vaultKey}`,
+  );
+  return Object.fromEntries(rows.map((r) => [`${r.day}|${r.destination}`, `${r.n}|${r.v}`]));
+}
 
 /** A delivery body as the outbox stores it. */
 interface Delivered {
@@ -78,6 +88,19 @@ describe('ingestion: every event kind lands in its projection', () => {
     assert.equal(vault.executedCount, 2);
     assert.equal(vault.totalVolume, 3_000_000n);
     assert.ok(vault.lastReset instanceof Date);
+
+    // The destination is marked for the vault's and the global day, and the rollup ranks it from those marks.
+    const day = h.blockTimeOf(first.signature).toISOString().slice(0, 10);
+    const marks = await h.storage.storage.rows<{ vault_key: string; day: string; destination: string }>(
+      sql`select vault_key, day::text as day, destination from destination_metrics_dirty order by vault_key`,
+    );
+    assert.deepEqual(
+      marks.map((m) => `${m.vault_key}|${m.day}|${m.destination}`).sort(),
+      [`${vault.id}|${day}|${destination}`, `*|${day}|${destination}`].sort(),
+    );
+    await runDailyMetricsRollup(h.storage.storage.db);
+    assert.deepEqual(await destinationDays(vault.id), { [`${day}|${destination}`]: '2|3000000' });
+    assert.deepEqual(await destinationDays('*'), { [`${day}|${destination}`]: '2|3000000' });
   });
 
   test('TransactionBlocked in a failed transaction is recorded, with a pending override and its Blink', async () => {
@@ -160,6 +183,11 @@ describe('ingestion: every event kind lands in its projection', () => {
     assert.equal(vault.blockedCount, 1);
     assert.equal(vault.totalVolume, 3n * SOL);
     assert.equal(vault.overrideNonce, nonce! + 1n);
+
+    // The settled transfer marks its destination: the rollup counts it on the day it executed.
+    await runDailyMetricsRollup(h.storage.storage.db);
+    const day = h.blockTimeOf(executed.signature).toISOString().slice(0, 10);
+    assert.deepEqual(await destinationDays(vault.id), { [`${day}|${destination}`]: `1|${3n * SOL}` });
   });
 
   test('policy, agent signer, whitelist and pause changes update the vault', async () => {

@@ -1,4 +1,5 @@
-// The daily metrics rollup: recomputes dirty (vault, day) rows exactly from transactions and overrides.
+// The daily metrics rollup: recomputes dirty (vault, day) rows exactly from transactions and overrides,
+// and of each such day only the destinations marked dirty, so its work follows what changed.
 import { type SQL, sql } from 'drizzle-orm';
 import { isUuid } from '../../lib/uuid.js';
 import type { Database, Queryable } from '../../storage/database.js';
@@ -17,6 +18,13 @@ export interface MetricsKey {
   readonly vaultKey: string;
   readonly day: string;
 }
+
+/** A destination of a (vault or global) day whose executed transfers changed. */
+export interface DestinationKey extends MetricsKey {
+  readonly destination: string;
+}
+
+const isMetricsKey = (vaultKey: string) => vaultKey === GLOBAL_METRICS_KEY || isUuid(vaultKey);
 
 /**
  * Claims up to `batchSize` dirty rows and recomputes them in one transaction. Claiming deletes the
@@ -51,10 +59,35 @@ export async function runDailyMetricsRollupBatch(
     const keys = claimed
       .map((row) => ({ vaultKey: row.vault_key, day: row.day }))
       // A key that is neither a vault id nor `*` cannot name anything: dropping its mark is all we can do.
-      .filter((key) => key.vaultKey === GLOBAL_METRICS_KEY || isUuid(key.vaultKey));
-    await recomputeDailyMetrics(tx, keys);
+      .filter((key) => isMetricsKey(key.vaultKey));
+    const destinations = await claimDestinations(tx);
+    await recomputeDailyMetrics(tx, keys, destinations);
     return { recomputed: claimed.length, busy: false };
   });
+}
+
+/**
+ * Claims the destination marks whose day is no longer marked: those of the days just claimed (their
+ * marks are deleted in this transaction), and any left behind. A day still marked keeps its
+ * destinations for the batch that claims it, so no day reads as rolled up while a destination of it
+ * waits. A mark committed meanwhile comes with its day's mark, so it waits for the next batch.
+ */
+async function claimDestinations(tx: Queryable): Promise<DestinationKey[]> {
+  const claimed = await queryRows<{ vault_key: string; day: string; destination: string }>(
+    tx,
+    sql`
+      delete from destination_metrics_dirty
+      where ctid = any(array(
+        select m.ctid from destination_metrics_dirty m
+        where not exists (select 1 from daily_metrics_dirty d where d.vault_key = m.vault_key and d.day = m.day)
+        for update of m skip locked
+      ))
+      returning vault_key, day::text as day, destination
+    `,
+  );
+  return claimed
+    .filter((row) => isMetricsKey(row.vault_key))
+    .map((row) => ({ vaultKey: row.vault_key, day: row.day, destination: row.destination }));
 }
 
 /** Rolls up until nothing is dirty, another process holds the lock, or the signal aborts. */
@@ -72,8 +105,16 @@ export async function runDailyMetricsRollup(
   }
 }
 
-/** Rewrites the day rows (figures and destinations) of these keys, then the day blocks holding them. */
-export async function recomputeDailyMetrics(tx: Queryable, keys: readonly MetricsKey[]): Promise<void> {
+/**
+ * Rewrites the day rows of these keys, and the day rows of these destinations with the day blocks
+ * holding them.
+ */
+export async function recomputeDailyMetrics(
+  tx: Queryable,
+  keys: readonly MetricsKey[],
+  destinations: readonly DestinationKey[],
+): Promise<void> {
+  await rewriteDestinations(tx, destinations);
   if (keys.length === 0) return;
   const vaultKeys = keys.filter((k) => k.vaultKey !== GLOBAL_METRICS_KEY);
   const globalDays = [...new Set(keys.filter((k) => k.vaultKey === GLOBAL_METRICS_KEY).map((k) => k.day))];
@@ -88,7 +129,6 @@ export async function recomputeDailyMetrics(tx: Queryable, keys: readonly Metric
       from unnest(${textArray(globalDays)}::date[]) as g(day)) as k`;
     await rewriteDays(tx, source, sql``);
   }
-  await rewriteDestinationBlocks(tx, keys);
 }
 
 /**
@@ -131,56 +171,103 @@ async function rewriteDays(tx: Queryable, source: SQL, scope: SQL): Promise<void
     ) o
     where t.executed_count + t.blocked_count + o.requested + o.approved + o.rejected + o.executed > 0
   `);
-  await tx.execute(sql`
-    delete from daily_destination_metrics m using ${source}
-    where m.vault_key = k.vault_key and m.day = k.day
-  `);
-  await tx.execute(sql`
-    insert into daily_destination_metrics (vault_key, day, destination, executed_count, executed_volume)
-    select k.vault_key, k.day, t.destination, count(*)::int, sum(t.amount)
-    from ${source}
-    cross join lateral (
-      select destination, amount from transactions
-      where ${scope} status = 'executed' and ${inDay(sql`timestamp`)}
-    ) t
-    group by k.vault_key, k.day, t.destination
-  `);
 }
 
 /**
- * Destination block rows holding these (vault key, day)s, level by level from the bottom: a block is
- * the sum of its two halves one level down (level 1 sums day rows), so each costs two child reads.
+ * Destination block rows holding these (vault key, day)s, every destination of them, level by level
+ * from the bottom (the rebuild's rewrite of a whole range).
  */
 export async function rewriteDestinationBlocks(tx: Queryable, keys: readonly MetricsKey[]): Promise<void> {
+  if (keys.length === 0) return;
   for (let level = 1; level <= MAX_BLOCK_LEVEL; level++) {
-    const blocks = new Map<string, MetricsKey>();
+    const blocks = new Map<string, { vault_key: string; start_day: string }>();
     for (const key of keys) {
       const start = getBlockStart(key.day, level);
-      blocks.set(`${key.vaultKey}|${start}`, { vaultKey: key.vaultKey, day: start });
+      blocks.set(`${key.vaultKey}|${start}`, { vault_key: key.vaultKey, start_day: start });
     }
-    if (blocks.size === 0) return;
-    const source = sql`unnest(${textArray([...blocks.values()].map((b) => b.vaultKey))}::text[], ${textArray(
-      [...blocks.values()].map((b) => b.day),
-    )}::date[]) as k(vault_key, start_day)`;
-    const size = 2 ** level;
-    const children =
-      level === 1
-        ? sql`select d.destination, d.executed_count, d.executed_volume from daily_destination_metrics d
-            where d.vault_key = k.vault_key and d.day >= k.start_day and d.day < k.start_day + ${size}::int`
-        : sql`select c.destination, c.executed_count, c.executed_volume from destination_block_metrics c
-            where c.vault_key = k.vault_key and c.level = ${level - 1}::smallint
-              and c.start_day >= k.start_day and c.start_day < k.start_day + ${size}::int`;
+    await rewriteBlockLevel(
+      tx,
+      level,
+      recordSource([...blocks.values()], 'vault_key text, start_day date'),
+      false,
+    );
+  }
+}
+
+/**
+ * One level of block rows from the level below (level 1 from the day rows): each block is the sum of
+ * its two halves, read by key. `source` names the blocks (`k`: vault_key, start_day, and with
+ * `byDestination` the one destination to rewrite; without, every destination of the block).
+ */
+async function rewriteBlockLevel(tx: Queryable, level: number, source: SQL, byDestination: boolean) {
+  const halves = sql`array[k.start_day, k.start_day + ${2 ** (level - 1)}::int]`;
+  const children =
+    level === 1
+      ? sql`daily_destination_metrics c on c.day = any(${halves})`
+      : sql`destination_block_metrics c on c.level = ${level - 1}::smallint and c.start_day = any(${halves})`;
+  const sameDestination = (alias: string) =>
+    byDestination ? sql.raw(`and ${alias}.destination = k.destination`) : sql``;
+  await tx.execute(sql`
+    delete from destination_block_metrics m using ${source}
+    where m.vault_key = k.vault_key and m.level = ${level}::smallint and m.start_day = k.start_day
+      ${sameDestination('m')}
+  `);
+  await tx.execute(sql`
+    insert into destination_block_metrics (vault_key, level, start_day, destination, executed_count, executed_volume)
+    select k.vault_key, ${level}::smallint, k.start_day, c.destination, sum(c.executed_count)::int,
+      sum(c.executed_volume)
+    from ${source}
+    join ${children} and c.vault_key = k.vault_key ${sameDestination('c')}
+    group by k.vault_key, k.start_day, c.destination
+  `);
+}
+
+/** Rows as a set-returning SQL source named `k`, in one parameter however many there are. */
+function recordSource(rows: readonly object[], columns: string): SQL {
+  return sql`json_to_recordset(${JSON.stringify(rows)}::json) as k(${sql.raw(columns)})`;
+}
+
+/**
+ * The day rows of these destinations from their executed transfers (the destination's index reads
+ * only its own transfers of that day), then, level by level from the bottom, the blocks holding them:
+ * each block row is the sum of its two halves one level down, read by key.
+ */
+async function rewriteDestinations(tx: Queryable, destinations: readonly DestinationKey[]): Promise<void> {
+  if (destinations.length === 0) return;
+  const rows = (keys: readonly DestinationKey[]) =>
+    keys.map((d) => ({ vault_key: d.vaultKey, day: d.day, destination: d.destination }));
+  const dayColumns = 'vault_key text, day date, destination text';
+  await tx.execute(sql`
+    delete from daily_destination_metrics m using ${recordSource(rows(destinations), dayColumns)}
+    where m.vault_key = k.vault_key and m.day = k.day and m.destination = k.destination
+  `);
+  const vaults = destinations.filter((d) => d.vaultKey !== GLOBAL_METRICS_KEY);
+  const global = destinations.filter((d) => d.vaultKey === GLOBAL_METRICS_KEY);
+  for (const [keys, scope] of [
+    [vaults, sql`t.vault_id = k.vault_key::uuid and`],
+    [global, sql``],
+  ] as const) {
+    if (keys.length === 0) continue;
     await tx.execute(sql`
-      delete from destination_block_metrics m using ${source}
-      where m.vault_key = k.vault_key and m.level = ${level}::smallint and m.start_day = k.start_day
+      insert into daily_destination_metrics (vault_key, day, destination, executed_count, executed_volume)
+      select k.vault_key, k.day, k.destination, count(*)::int, sum(t.amount)
+      from ${recordSource(rows(keys), dayColumns)}
+      join transactions t on t.destination = k.destination and ${scope} t.status = 'executed'
+        and t.timestamp >= ${utcStart(sql`k.day`)} and t.timestamp < ${utcEnd(sql`k.day`)}
+      group by k.vault_key, k.day, k.destination
     `);
-    await tx.execute(sql`
-      insert into destination_block_metrics (vault_key, level, start_day, destination, executed_count, executed_volume)
-      select k.vault_key, ${level}::smallint, k.start_day, c.destination, sum(c.executed_count)::int,
-        sum(c.executed_volume)
-      from ${source}
-      cross join lateral (${children}) c
-      group by k.vault_key, k.start_day, c.destination
-    `);
+  }
+  for (let level = 1; level <= MAX_BLOCK_LEVEL; level++) {
+    const blocks = new Map<string, { vault_key: string; start_day: string; destination: string }>();
+    for (const d of destinations) {
+      const start = getBlockStart(d.day, level);
+      blocks.set(`${d.vaultKey}|${start}|${d.destination}`, {
+        vault_key: d.vaultKey,
+        start_day: start,
+        destination: d.destination,
+      });
+    }
+    const source = recordSource([...blocks.values()], 'vault_key text, start_day date, destination text');
+    await rewriteBlockLevel(tx, level, source, true);
   }
 }

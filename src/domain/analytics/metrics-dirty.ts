@@ -4,20 +4,35 @@ import { GLOBAL_METRICS_KEY } from '../../storage/schema/metrics.js';
 
 /**
  * Marks a UTC day of a vault (and the global row) for the daily metrics rollup; call it in the
- * transaction that changed that day's transactions or overrides.
+ * transaction that changed that day's transactions or overrides, naming the destinations whose
+ * executed transfers it changed (the rollup recomputes only those destinations of the day).
  */
-export async function markDailyMetricsDirty(db: Queryable, vaultId: string, at: Date): Promise<void> {
+export async function markDailyMetricsDirty(
+  db: Queryable,
+  vaultId: string,
+  at: Date,
+  destinations: readonly string[] = [],
+): Promise<void> {
   const day = at.toISOString().slice(0, 10);
   await db.execute(sql`
     insert into daily_metrics_dirty (vault_key, day)
     values (${vaultId}, ${day}), (${GLOBAL_METRICS_KEY}, ${day})
     on conflict (vault_key, day) do update set marked_at = now()
   `);
+  if (destinations.length === 0) return;
+  await db.execute(sql`
+    insert into destination_metrics_dirty (vault_key, day, destination)
+    select k.vault_key, ${day}::date, d.destination
+    from (values (${vaultId}), (${GLOBAL_METRICS_KEY})) as k(vault_key)
+    cross join json_array_elements_text(${JSON.stringify(destinations)}::json) as d(destination)
+    on conflict do nothing
+  `);
 }
 
 /**
  * Marks every day in [from, to] (UTC, `YYYY-MM-DD`) that has transactions or overrides of a vault, and
- * the global row of each day, so that the rollup recomputes the range from the projections.
+ * the global row of each day, with every destination those days have or had figures for, so that the
+ * rollup recomputes the range from the projections.
  */
 export async function markDailyMetricsDirtyRange(db: Queryable, from: string, to: string): Promise<void> {
   const start = sql`(${from}::date::timestamp at time zone 'UTC')`;
@@ -38,5 +53,16 @@ export async function markDailyMetricsDirtyRange(db: Queryable, from: string, to
     union
     select ${GLOBAL_METRICS_KEY}, d::date from generate_series(${from}::date, ${to}::date, interval '1 day') d
     on conflict (vault_key, day) do update set marked_at = now()
+  `);
+  await db.execute(sql`
+    insert into destination_metrics_dirty (vault_key, day, destination)
+    select distinct vault_id::text, ${dayOf('timestamp')}, destination from transactions
+      where status = 'executed' and timestamp >= ${start} and timestamp < ${end}
+    union
+    select distinct ${GLOBAL_METRICS_KEY}, ${dayOf('timestamp')}, destination from transactions
+      where status = 'executed' and timestamp >= ${start} and timestamp < ${end}
+    union
+    select vault_key, day, destination from daily_destination_metrics where day between ${from} and ${to}
+    on conflict do nothing
   `);
 }

@@ -22,6 +22,7 @@ export async function writeProjections(tx: Tx, state: BatchState, out: Projectio
   await writeOverrides(tx, state, out);
   await writeTransactions(tx, state);
   await writeDirtyDays(tx, out);
+  await writeDirtyDestinations(tx, state);
   await writeWebhooks(tx, out);
 }
 
@@ -142,6 +143,32 @@ async function writeDirtyDays(tx: Tx, out: ProjectionOutput): Promise<void> {
       target: [dailyMetricsDirty.vaultKey, dailyMetricsDirty.day],
       set: { markedAt: sql`now()` },
     });
+}
+
+/**
+ * The destinations of the executed transfers the batch wrote, per vault and global day (after the
+ * day marks, as the rollup claims them: a day first, then its destinations).
+ */
+async function writeDirtyDestinations(tx: Tx, state: BatchState): Promise<void> {
+  const marks = new Map<string, { vault_key: string; day: string; destination: string }>();
+  for (const { row, dirty } of state.transactions) {
+    if (!dirty || row.status !== 'executed') continue;
+    const day = row.timestamp.toISOString().slice(0, 10);
+    for (const vaultKey of [row.vaultId, GLOBAL_METRICS_KEY]) {
+      marks.set(`${vaultKey}|${day}|${row.destination}`, {
+        vault_key: vaultKey,
+        day,
+        destination: row.destination,
+      });
+    }
+  }
+  if (marks.size === 0) return;
+  // One parameter however many marks (a backfill batch may hold thousands).
+  await tx.execute(sql`
+    insert into destination_metrics_dirty (vault_key, day, destination)
+    select r.vault_key, r.day, r.destination
+    from json_to_recordset(${jsonRows([...marks.values()])}::json) as r(vault_key text, day date, destination text)
+    on conflict do nothing`);
 }
 
 /** One look-up for the batch; the outbox is called only for events some subscription wants. */

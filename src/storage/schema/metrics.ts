@@ -72,3 +72,18 @@ export const dailyMetricsDirty = pgTable(
   },
   (t) => [primaryKey({ columns: [t.vaultKey, t.day] })],
 );
+
+/**
+ * Destinations whose executed transfers of a vault's (or the global) day changed since the last
+ * rollup, written in the same transaction as the day's mark: the rollup recomputes only these
+ * destinations' day rows and blocks, so its work follows what changed, not how much a day holds.
+ */
+export const destinationMetricsDirty = pgTable(
+  'destination_metrics_dirty',
+  {
+    vaultKey: text('vault_key').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    destination: text('destination').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.vaultKey, t.day, t.destination] })],
+);

@@ -49,7 +49,8 @@ export const transactions = pgTable(
       t.timestamp.desc().nullsFirst(),
       t.id.desc().nullsFirst(),
     ),
-    index('transactions_destination_idx').on(t.destination),
+    // A destination's transfers by time: the rollup recomputes one destination's day from it.
+    index('transactions_destination_timestamp_idx').on(t.destination, t.timestamp),
     index('transactions_override_idx').on(t.overrideId),
     check('transactions_status_check', sql`${t.status} in ('executed', 'blocked', 'pending')`),
   ],

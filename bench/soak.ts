@@ -7,7 +7,7 @@
 // every S seconds; then stops the load, lets ingestion and deliveries drain, and checks that nothing
 // was lost. Passes when no sampled series grows after warm-up (docs/SOAK.md), no request failed, and
 // every transaction and delivery arrived. Writes samples.json, soak.svg and service.log to DIR.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -96,6 +96,41 @@ async function waitUntil<T>(
   }
 }
 
+/** Clock ticks a second, the unit of /proc/<pid>/stat's CPU times. */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** CPU seconds a process has used (user and system), from /proc; 0 when it has gone. */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command (in parentheses, which may hold spaces) utime and stime are the 12th and 13th fields.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Cores a set of processes used since the previous call (CPU seconds per second). Under the soak's
+ * steady load this stays level; work that grows with the data stored (a query reading all a day
+ * holds) shows as a climb long before anything else does.
+ */
+function cpuMeter() {
+  let last = new Map<number, number>();
+  let lastAt = performance.now();
+  return (pids: readonly number[]): number => {
+    const now = performance.now();
+    const next = new Map(pids.map((pid) => [pid, cpuSeconds(pid)] as const));
+    let used = 0;
+    for (const [pid, seconds] of next) used += seconds - (last.get(pid) ?? 0);
+    const cores = used / ((now - lastAt) / 1000);
+    last = next;
+    lastAt = now;
+    return cores;
+  };
+}
+
 interface Backend {
   env: Record<string, string>;
   extraSamples(): Promise<Record<string, number>>;
@@ -113,6 +148,7 @@ async function prepareBackend(): Promise<Backend> {
     };
   }
   const database = `vk_soak_${process.pid}`;
+  const databaseCpu = cpuMeter();
   // A pool of one: when PostgreSQL restarts under the soak, its connection is replaced, not fatal.
   const admin = new pg.Pool({ connectionString: PG_ADMIN, max: 1 });
   admin.on('error', () => {});
@@ -127,13 +163,16 @@ async function prepareBackend(): Promise<Backend> {
     env: { DATABASE_URL: url.toString(), REDIS_URL },
     async extraSamples() {
       // A sample taken while either server is away has no value for it (not zero).
-      const { rows } = await admin
-        .query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = $1', [database])
-        .catch(() => ({ rows: [] as { n: string }[] }));
+      const backends = await admin
+        .query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [database])
+        .then(({ rows }) => rows.map((row) => row.pid))
+        .catch(() => undefined);
       const redisKeys = await redis.dbsize().catch(() => undefined);
       return {
         ...(redisKeys === undefined ? {} : { redisKeys }),
-        ...(rows[0] === undefined ? {} : { pgConnections: Number(rows[0].n) }),
+        ...(backends === undefined
+          ? {}
+          : { pgConnections: backends.length, databaseCores: databaseCpu(backends) }),
       };
     },
     async close() {
@@ -292,11 +331,14 @@ function clientConnections(servicePort: number, serviceSockets: Set<string>): nu
  * judged descriptor and socket counts leave out the connections the load generator holds open
  * (clientConnections); the totals are kept beside them.
  */
+const serviceCpu = cpuMeter();
+
 async function sampleService(
   pid: number,
   baseUrl: string,
   backend: Backend,
 ): Promise<Record<string, number>> {
+  const serviceCores = serviceCpu([pid]);
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const rssMb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
   const service = descriptors(pid);
@@ -310,6 +352,7 @@ async function sampleService(
   const metric = (name: string) => metrics.get(name) ?? Number.NaN;
   const size = (structure: string) => metric(`vaultkeeper_in_process_entries{structure="${structure}"}`);
   return {
+    serviceCores,
     rssMb,
     heapUsedMb: metric('nodejs_heap_size_used_bytes') / 2 ** 20,
     // Resident memory outside V8's heap (buffers, PGlite's WebAssembly memory, code): V8's heap grows
@@ -406,7 +449,7 @@ export async function main(): Promise<number> {
     samples.push(sample);
     writeFileSync(join(OUT, 'samples.json'), JSON.stringify({ backend: BACKEND, samples }, null, 1));
     log(
-      `t=${(t / 60).toFixed(1)} min rss ${sample.rssMb!.toFixed(0)} MB heap ${sample.heapUsedMb!.toFixed(0)} MB fds ${sample.fds} sockets ${sample.sockets} (+${sample.clientConnections} client connections) loop p99 ${sample.eventLoopP99Ms!.toFixed(0)} ms cache ${sample.cacheEntries} clients ${sample.rateLimitClients} queue ${sample.queueDepth} ok ${sample.requestsOk} failed ${sample.requestsFailed}`,
+      `t=${(t / 60).toFixed(1)} min rss ${sample.rssMb!.toFixed(0)} MB heap ${sample.heapUsedMb!.toFixed(0)} MB fds ${sample.fds} sockets ${sample.sockets} (+${sample.clientConnections} client connections) loop p99 ${sample.eventLoopP99Ms!.toFixed(0)} ms cpu ${sample.serviceCores!.toFixed(2)}${sample.databaseCores === undefined ? '' : ` + db ${sample.databaseCores.toFixed(2)}`} cores cache ${sample.cacheEntries} clients ${sample.rateLimitClients} queue ${sample.queueDepth} ok ${sample.requestsOk} failed ${sample.requestsFailed}`,
     );
   };
   let due = started;

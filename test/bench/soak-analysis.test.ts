@@ -41,6 +41,7 @@ function quietService(seed: number): Record<string, (t: number) => number> {
     fds: (t) => 200 + 40 * settle(t) + 6 * jitter(),
     sockets: (t) => 20 + 25 * settle(t) + 6 * jitter(),
     eventLoopP99Ms: () => 150 + 100 * Math.abs(jitter()),
+    serviceCores: () => 0.6 + 0.06 * jitter(),
   };
 }
 
@@ -117,6 +118,23 @@ describe('soak analysis', () => {
     assert.equal(rss.allowed, 24);
     assert.equal(rss.ok, false);
     assert.equal(trends(samples.slice(0, 16), 600).find((v) => v.series === 'rssMb')!.allowed, 200);
+  });
+
+  test('CPU that climbs with the data stored fails over an hour; the same noise without the climb passes', () => {
+    const jitter = noise(11);
+    // A sample a minute: the service at 0.6 of a core, and the same plus the climb the hour-long soak
+    // measured while the rollup rewrote every destination of the day (0.6 to 0.94 of a core in 15 minutes).
+    const level: Sample[] = [];
+    const climbing: Sample[] = [];
+    for (let t = 60; t <= 60 * 60; t += 60) {
+      const cores = 0.6 + 0.08 * jitter();
+      level.push({ t, serviceCores: cores });
+      climbing.push({ t, serviceCores: cores + (0.34 * t) / (15 * 60) });
+    }
+    assert.equal(trends(level, 600)[0]?.ok, true);
+    const climb = trends(climbing, 600)[0]!;
+    assert.equal(climb.series, 'serviceCores');
+    assert.equal(climb.ok, false);
   });
 
   test('growth is judged on the samples after warm-up only', () => {

@@ -200,25 +200,32 @@ export async function rewriteDestinationBlocks(tx: Queryable, keys: readonly Met
  * `byDestination` the one destination to rewrite; without, every destination of the block).
  */
 async function rewriteBlockLevel(tx: Queryable, level: number, source: SQL, byDestination: boolean) {
-  const halves = sql`array[k.start_day, k.start_day + ${2 ** (level - 1)}::int]`;
-  const children =
-    level === 1
-      ? sql`daily_destination_metrics c on c.day = any(${halves})`
-      : sql`destination_block_metrics c on c.level = ${level - 1}::smallint and c.start_day = any(${halves})`;
   const sameDestination = (alias: string) =>
     byDestination ? sql.raw(`and ${alias}.destination = k.destination`) : sql``;
+  // One half, by key: every column of the index is an equality on the block's own row.
+  const half = (offset: number) =>
+    level === 1
+      ? sql`select c.destination, c.executed_count, c.executed_volume from daily_destination_metrics c
+          where c.vault_key = k.vault_key and c.day = k.start_day + ${offset}::int ${sameDestination('c')}`
+      : sql`select c.destination, c.executed_count, c.executed_volume from destination_block_metrics c
+          where c.vault_key = k.vault_key and c.level = ${level - 1}::smallint
+            and c.start_day = k.start_day + ${offset}::int ${sameDestination('c')}`;
   await tx.execute(sql`
     delete from destination_block_metrics m using ${source}
     where m.vault_key = k.vault_key and m.level = ${level}::smallint and m.start_day = k.start_day
       ${sameDestination('m')}
   `);
+  // Grouped inside the lateral subquery, which the planner cannot flatten into a join: each block reads
+  // its two halves by key, never a scan of the level.
   await tx.execute(sql`
     insert into destination_block_metrics (vault_key, level, start_day, destination, executed_count, executed_volume)
-    select k.vault_key, ${level}::smallint, k.start_day, c.destination, sum(c.executed_count)::int,
-      sum(c.executed_volume)
+    select k.vault_key, ${level}::smallint, k.start_day, c.destination, c.executed_count, c.executed_volume
     from ${source}
-    join ${children} and c.vault_key = k.vault_key ${sameDestination('c')}
-    group by k.vault_key, k.start_day, c.destination
+    cross join lateral (
+      select h.destination, sum(h.executed_count)::int as executed_count, sum(h.executed_volume) as executed_volume
+      from (${half(0)} union all ${half(2 ** (level - 1))}) h
+      group by h.destination
+    ) c
   `);
 }
 
@@ -250,11 +257,15 @@ async function rewriteDestinations(tx: Queryable, destinations: readonly Destina
     if (keys.length === 0) continue;
     await tx.execute(sql`
       insert into daily_destination_metrics (vault_key, day, destination, executed_count, executed_volume)
-      select k.vault_key, k.day, k.destination, count(*)::int, sum(t.amount)
+      select k.vault_key, k.day, k.destination, t.executed_count, t.executed_volume
       from ${recordSource(rows(keys), dayColumns)}
-      join transactions t on t.destination = k.destination and ${scope} t.status = 'executed'
-        and t.timestamp >= ${utcStart(sql`k.day`)} and t.timestamp < ${utcEnd(sql`k.day`)}
-      group by k.vault_key, k.day, k.destination
+      cross join lateral (
+        select count(*)::int as executed_count, sum(t.amount) as executed_volume
+        from transactions t
+        where t.destination = k.destination and ${scope} t.status = 'executed'
+          and t.timestamp >= ${utcStart(sql`k.day`)} and t.timestamp < ${utcEnd(sql`k.day`)}
+      ) t
+      where t.executed_count > 0
     `);
   }
   for (let level = 1; level <= MAX_BLOCK_LEVEL; level++) {

@@ -159,6 +159,7 @@ async function prepareBackend(): Promise<Backend> {
   await redis.flushdb();
   const url = new URL(PG_ADMIN);
   url.pathname = `/${database}`;
+  const upkeep = await standInForAutovacuum(admin, url.toString());
   return {
     env: { DATABASE_URL: url.toString(), REDIS_URL },
     async extraSamples() {
@@ -176,10 +177,32 @@ async function prepareBackend(): Promise<Backend> {
       };
     },
     async close() {
+      await upkeep.stop();
       await redis.flushdb();
       redis.disconnect();
       await admin.query(`drop database if exists ${database} with (force)`);
       await admin.end();
+    },
+  };
+}
+
+/**
+ * A deployment's PostgreSQL runs autovacuum (the server's default); a test machine's may have it off.
+ * Without it no row version left by an update or delete is reclaimed and the planner has no
+ * statistics, which the soak would then measure instead of the service: so, when it is off, vacuum and
+ * analyze the soak's database every minute (autovacuum's default naptime).
+ */
+async function standInForAutovacuum(admin: pg.Pool, databaseUrl: string) {
+  const { rows } = await admin.query<{ autovacuum: string }>('show autovacuum');
+  if (rows[0]?.autovacuum === 'on') return { stop: async () => {} };
+  log('the PostgreSQL server runs without autovacuum: the soak vacuums its database every minute');
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  pool.on('error', () => {});
+  const timer = setInterval(() => void pool.query('vacuum (analyze)').catch(() => {}), 60_000);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await pool.end();
     },
   };
 }

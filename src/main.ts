@@ -1,15 +1,16 @@
 // Process entry: load config, open storage, start the roles in ROLES, shut down gracefully.
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { createAppDeps, createRpcClients } from './app-deps.js';
+import { type AppDeps, createAppDeps, createRpcClients } from './app-deps.js';
 import { createCache } from './cache/index.js';
 import { runIngestor } from './chain/ingestor.js';
 import { rpcUrlReplacements } from './chain/rpc-endpoints.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createCacheCleanupJob } from './jobs/cache-cleanup.js';
 import { readDeliveryQueueStats } from './jobs/delivery-queue-stats.js';
+import { createEmbeddedVacuumJob } from './jobs/embedded-vacuum.js';
 import { createMetricsRollupJob } from './jobs/metrics-rollup.js';
-import { runScheduledJobs } from './jobs/scheduler.js';
+import { runScheduledJobs, type ScheduledJob } from './jobs/scheduler.js';
 import { runDeliveryWorker } from './jobs/worker.js';
 import { useEmbeddedMemorySettings } from './lib/embedded-memory.js';
 import { createLogger } from './lib/logger.js';
@@ -34,6 +35,17 @@ function loadConfigOrExit(): Config {
     }
     throw error;
   }
+}
+
+/** The worker role's jobs, and the embedded database's upkeep in whichever process holds it. */
+function scheduledJobs(deps: AppDeps): ScheduledJob[] {
+  return [
+    ...(deps.config.roles.includes('worker')
+      ? [createMetricsRollupJob(deps), createCacheCleanupJob({ ...deps, db: deps.storage.db })]
+      : []),
+    // PGlite has no autovacuum: whichever roles it runs, the process holding it vacuums it.
+    ...(deps.storage.kind === 'pglite' ? [createEmbeddedVacuumJob(deps)] : []),
+  ];
 }
 
 async function main(): Promise<void> {
@@ -87,9 +99,9 @@ async function main(): Promise<void> {
   if (config.roles.includes('ingestor')) {
     tasks.push(runIngestor(deps, controller.signal));
   }
+  const jobs = scheduledJobs(deps);
+  if (jobs.length > 0) tasks.push(runScheduledJobs(jobs, deps, controller.signal));
   if (config.roles.includes('worker')) {
-    const jobs = [createMetricsRollupJob(deps), createCacheCleanupJob({ ...deps, db: storage.db })];
-    tasks.push(runScheduledJobs(jobs, deps, controller.signal));
     tasks.push(runDeliveryWorker(deps, controller.signal, { secretBox: services.secretBox }));
   }
   // Every process listens on PORT: the API, or only /livez, /readyz and /metrics without the api role.

@@ -1,4 +1,5 @@
-// Runs periodic jobs inside the worker role until the signal aborts; a failing run never stops the loop.
+// Runs periodic jobs (the worker role's, and the embedded database's upkeep) until the signal aborts; a
+// failing run never stops the loop.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Metrics } from '../lib/metrics.js';

@@ -82,6 +82,14 @@ describe('probes of each role, as processes', () => {
           },
         );
       }
+      // Whatever its roles, the process holding the embedded database vacuums it (it has no autovacuum).
+      await waitFor(
+        async () =>
+          /vaultkeeper_job_runs_total\{job="embedded-vacuum",outcome="ok"\} [1-9]/.test(
+            await (await fetch(`${base}/metrics`)).text(),
+          ),
+        { message: `${role} vacuumed the embedded database` },
+      );
       const metricsText = await (await fetch(`${base}/metrics`)).text();
       const families = assertPrometheusText(metricsText);
       for (const name of ROLE_METRICS[role] ?? []) assert.ok(families.has(name), `${role} exposes ${name}`);

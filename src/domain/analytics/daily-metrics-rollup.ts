@@ -261,9 +261,16 @@ async function rewriteDestinations(tx: Queryable, destinations: readonly Destina
       from ${recordSource(rows(keys), dayColumns)}
       cross join lateral (
         select count(*)::int as executed_count, sum(t.amount) as executed_volume
-        from transactions t
-        where t.destination = k.destination and ${scope} t.status = 'executed'
-          and t.timestamp >= ${utcStart(sql`k.day`)} and t.timestamp < ${utcEnd(sql`k.day`)}
+        from (
+          -- The destination's transfers of the day, planned alone (offset 0 keeps the vault and status
+          -- filters out): only the destination index fits, whatever statistics the tables have (the
+          -- embedded database never gathers any), so a busy vault's day is never scanned for one address.
+          select t.vault_id, t.status, t.amount from transactions t
+          where t.destination = k.destination
+            and t.timestamp >= ${utcStart(sql`k.day`)} and t.timestamp < ${utcEnd(sql`k.day`)}
+          offset 0
+        ) t
+        where ${scope} t.status = 'executed'
       ) t
       where t.executed_count > 0
     `);

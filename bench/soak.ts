@@ -19,7 +19,7 @@ import pg from 'pg';
 import { type FakeValidator, startFakeValidator } from '../test/support/fake-validator/index.js';
 import { createTestWallet, fetchSigned } from '../test/support/wallet.js';
 import { freePort } from './support/processes.js';
-import { renderSvg, type Sample, trends } from './support/soak-analysis.js';
+import { renderSvg, round, type Sample, trends } from './support/soak-analysis.js';
 import {
   type Behaviour,
   type Caller,
@@ -677,7 +677,7 @@ async function report(run: {
   log('series (growth after warm-up / allowed):');
   for (const v of verdicts) {
     log(
-      `  ${v.ok ? 'flat ' : 'GROWS'} ${v.label}: median ${v.median.toFixed(1)}${v.unit}, ${v.slopePerMinute.toFixed(3)}/min, growth ${v.growth.toFixed(1)} / ${v.allowed.toFixed(1)}`,
+      `  ${v.ok ? 'flat ' : 'GROWS'} ${v.label}: median ${round(v.median)}${v.unit}, ${v.slopePerMinute.toFixed(3)}/min, growth ${round(v.growth)} / ${round(v.allowed)}`,
     );
   }
   log(`requests: ${tally.total(tally.ok)} ok, ${failed} failed ${JSON.stringify(summary.failures)}`);

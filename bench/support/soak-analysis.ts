@@ -135,7 +135,8 @@ export function trends(samples: readonly Sample[], warmupSeconds: number): Trend
   });
 }
 
-const round = (value: number) => (Math.abs(value) >= 100 ? value.toFixed(0) : value.toPrecision(3));
+/** A figure to three significant digits (whole numbers from 100 on), for the plot and the summary. */
+export const round = (value: number) => (Math.abs(value) >= 100 ? value.toFixed(0) : value.toPrecision(3));
 
 /** Small multiples: one panel per series, warm-up shaded grey, samples in blue, the fit in red or green. */
 export function renderSvg(
@@ -156,6 +157,7 @@ export function renderSvg(
   });
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${columns * width}" height="${40 + rows * height}" font-family="sans-serif" font-size="11">`,
+    `<title>${escapeXml(title)}</title>`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="10" y="24" font-size="15" font-weight="bold">${escapeXml(title)}</text>`,
     ...panels,
@@ -190,9 +192,11 @@ function panel(samples: readonly Sample[], warmupSeconds: number, verdict: Trend
   const measured = points.filter(([t]) => t! >= warmupSeconds);
   const fit = fittedLine(measured as [number, number][]);
   const colour = verdict.ok ? '#2a9d3a' : '#d62828';
-  const unit = verdict.unit === '' ? '' : ` ${verdict.unit}`;
+  const unit = verdict.unit === '' ? '' : ` ${verdict.unit.trim()}`;
+  // A long heading is set smaller to fit its panel rather than run into the next one.
+  const heading = `${verdict.label}${unit}: ${verdict.ok ? 'flat' : 'GROWS'} (${round(verdict.growth)} / ${round(verdict.allowed)})`;
   return [
-    `<text x="${x0 + 8}" y="${y0 + 16}" font-weight="bold" fill="${colour}">${escapeXml(verdict.label)}${escapeXml(unit)}: ${verdict.ok ? 'flat' : 'GROWS'} (${round(verdict.growth)} / ${round(verdict.allowed)})</text>`,
+    `<text x="${x0 + 8}" y="${y0 + 16}" font-weight="bold" fill="${colour}"${heading.length > 48 ? ` font-size="${((11 * 48) / heading.length).toFixed(1)}"` : ''}>${escapeXml(heading)}</text>`,
     `<rect x="${left}" y="${top}" width="${((Math.min(warmupSeconds, tMax) / tMax) * plotWidth).toFixed(1)}" height="${plotHeight}" fill="#eeeeee"/>`,
     `<rect x="${left}" y="${top}" width="${plotWidth}" height="${plotHeight}" fill="none" stroke="#999"/>`,
     `<text x="${left - 4}" y="${top + 8}" text-anchor="end">${round(yMax)}</text>`,

@@ -19,12 +19,31 @@ export async function markDailyMetricsDirty(
     values (${vaultId}, ${day}), (${GLOBAL_METRICS_KEY}, ${day})
     on conflict (vault_key, day) do update set marked_at = now()
   `);
-  if (destinations.length === 0) return;
+  await markDestinationsDirty(
+    db,
+    destinations.map((destination) => ({ vaultId, day, destination })),
+  );
+}
+
+/** A destination whose executed transfers of a vault's UTC day (`YYYY-MM-DD`) changed. */
+export interface DestinationMark {
+  readonly vaultId: string;
+  readonly day: string;
+  readonly destination: string;
+}
+
+/**
+ * Marks destinations of vault days, and of the global day, for the rollup; call it in the transaction
+ * that changed them, after their days' marks (the rollup claims a day, then its destinations).
+ */
+export async function markDestinationsDirty(db: Queryable, marks: readonly DestinationMark[]): Promise<void> {
+  if (marks.length === 0) return;
+  // One parameter however many marks (a backfill batch may hold thousands).
   await db.execute(sql`
     insert into destination_metrics_dirty (vault_key, day, destination)
-    select k.vault_key, ${day}::date, d.destination
-    from (values (${vaultId}), (${GLOBAL_METRICS_KEY})) as k(vault_key)
-    cross join json_array_elements_text(${JSON.stringify(destinations)}::json) as d(destination)
+    select k.vault_key, m.day, m.destination
+    from json_to_recordset(${JSON.stringify(marks)}::json) as m("vaultId" text, day date, destination text)
+    cross join lateral (values (m."vaultId"), (${GLOBAL_METRICS_KEY})) as k(vault_key)
     on conflict do nothing
   `);
 }

@@ -9,6 +9,7 @@ import {
   overrides,
   vaults,
 } from '../../storage/schema/index.js';
+import { type DestinationMark, markDestinationsDirty } from '../analytics/metrics-dirty.js';
 import { recordTransactionStats } from '../vaults/vault-stats.js';
 import { enqueueWebhookEvent } from '../webhooks/outbox.js';
 import type { BatchState } from './batch-state.js';
@@ -145,30 +146,19 @@ async function writeDirtyDays(tx: Tx, out: ProjectionOutput): Promise<void> {
     });
 }
 
-/**
- * The destinations of the executed transfers the batch wrote, per vault and global day (after the
- * day marks, as the rollup claims them: a day first, then its destinations).
- */
+/** The destinations of the executed transfers the batch wrote, after the day marks. */
 async function writeDirtyDestinations(tx: Tx, state: BatchState): Promise<void> {
-  const marks = new Map<string, { vault_key: string; day: string; destination: string }>();
+  const marks = new Map<string, DestinationMark>();
   for (const { row, dirty } of state.transactions) {
     if (!dirty || row.status !== 'executed') continue;
     const day = row.timestamp.toISOString().slice(0, 10);
-    for (const vaultKey of [row.vaultId, GLOBAL_METRICS_KEY]) {
-      marks.set(`${vaultKey}|${day}|${row.destination}`, {
-        vault_key: vaultKey,
-        day,
-        destination: row.destination,
-      });
-    }
+    marks.set(`${row.vaultId}|${day}|${row.destination}`, {
+      vaultId: row.vaultId,
+      day,
+      destination: row.destination,
+    });
   }
-  if (marks.size === 0) return;
-  // One parameter however many marks (a backfill batch may hold thousands).
-  await tx.execute(sql`
-    insert into destination_metrics_dirty (vault_key, day, destination)
-    select r.vault_key, r.day, r.destination
-    from json_to_recordset(${jsonRows([...marks.values()])}::json) as r(vault_key text, day date, destination text)
-    on conflict do nothing`);
+  await markDestinationsDirty(tx, [...marks.values()]);
 }
 
 /** One look-up for the batch; the outbox is called only for events some subscription wants. */

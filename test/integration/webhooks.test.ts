@@ -72,6 +72,7 @@ describe('POST /api/webhooks', () => {
     });
     assert.equal(response.status, 401);
     assert.equal(response.body!.code, 'UNAUTHORIZED');
+    assert.match(response.body!.error, /API key \(Authorization: Bearer vk_…\) or a wallet signature/);
   });
 
   test('rejects empty, unknown or repeated events and unknown fields', async () => {

@@ -27,6 +27,9 @@ describe('loadConfig', () => {
     assert.deepEqual(config.backfill, { mode: 'all' });
     assert.deepEqual(config.priorityFee, { mode: { kind: 'auto' }, percentile: 75, maxLamports: 1_000_000n });
     assert.equal(config.demo, null, 'the demo wallet is off unless asked for');
+    assert.equal(config.sseMaxStreams, 1_000);
+    assert.equal(config.approvalMaxConfirms, 32);
+    assert.equal(config.approvalMaxSimulations, 16);
     assert.ok(Object.isFrozen(config));
   });
 
@@ -94,8 +97,12 @@ describe('loadConfig', () => {
       EMAIL_FROM: 'alerts@example.com',
       LOG_LEVEL: 'debug',
       BACKFILL: '500',
+      APPROVAL_MAX_CONFIRMS: '8',
+      APPROVAL_MAX_SIMULATIONS: '4',
     });
     assert.equal(config.port, 8080);
+    assert.equal(config.approvalMaxConfirms, 8);
+    assert.equal(config.approvalMaxSimulations, 4);
     assert.deepEqual(config.database, {
       kind: 'postgres',
       url: 'postgres://user:pw@db:5432/vk',
@@ -158,6 +165,8 @@ describe('loadConfig', () => {
       PRIORITY_FEE: 'fast',
       PRIORITY_FEE_PERCENTILE: '0',
       PRIORITY_FEE_MAX_LAMPORTS: 'lots',
+      APPROVAL_MAX_CONFIRMS: '0',
+      APPROVAL_MAX_SIMULATIONS: 'many',
     };
     assert.throws(
       () => loadConfig(bad),

@@ -64,6 +64,10 @@ export interface Config {
   readonly requestBodyTimeoutMs: number;
   /** SSE_MAX_STREAMS: event streams this process holds open at once, all clients together. */
   readonly sseMaxStreams: number;
+  /** APPROVAL_MAX_CONFIRMS: approve confirmations this process polls the cluster for at once, all clients together. */
+  readonly approvalMaxConfirms: number;
+  /** APPROVAL_MAX_SIMULATIONS: approve previews and transactions this process simulates at once, all clients together. */
+  readonly approvalMaxSimulations: number;
   readonly webhookAllowPrivateUrls: boolean;
   readonly webhookRetrySchedule: readonly number[];
   readonly webhookTimeoutMs: number;
@@ -153,6 +157,8 @@ export function loadConfig(env: Env = process.env): Config {
     authRequireRequestBinding: bool('AUTH_REQUIRE_REQUEST_BINDING', false),
     requestBodyTimeoutMs: int('REQUEST_BODY_TIMEOUT_MS', 30_000, 50, 600_000),
     sseMaxStreams: int('SSE_MAX_STREAMS', 1_000, 1, 100_000),
+    approvalMaxConfirms: int('APPROVAL_MAX_CONFIRMS', 32, 1, 10_000),
+    approvalMaxSimulations: int('APPROVAL_MAX_SIMULATIONS', 16, 1, 10_000),
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     webhookRetrySchedule: schedule,
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

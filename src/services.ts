@@ -82,7 +82,9 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
     clock,
     logger: deps.logger,
   });
-  const actions = createActionService({ ...deps, chain: approvalChain, landing, landingChain });
+  const actions = createActionService({ ...deps, readCache, chain: approvalChain, landing, landingChain });
+  deps.metrics.inProcessSizes.set('approval_confirms', () => actions.openApprovalWork().confirms);
+  deps.metrics.inProcessSizes.set('approval_simulations', () => actions.openApprovalWork().simulations);
   const liveFeed = createLiveFeed({ storage });
   deps.metrics.inProcessSizes.set('cache_entries', () => deps.cache.localEntries());
   deps.metrics.inProcessSizes.set('live_feed_listeners', liveFeed.listenerCount);

@@ -1,5 +1,5 @@
 // The landing port (domain/landing/landing-port.ts) over the Solana RPC: blockhash, recent
-// prioritization fees, balances and simulateTransaction; the wire codecs; the program's errors.
+// prioritization fees, balances, simulateTransaction and signature statuses; the wire codecs; the program's errors.
 import {
   AccountRole,
   type Address,
@@ -48,6 +48,13 @@ const BUILTIN_NAMES: Record<string, Record<number, string>> = {
 export function createLandingChain(rpc: SolanaRpc, programId: Address): LandingChain {
   return {
     getTransaction: (signature, signal) => readRecordedTransaction(rpc, signature, signal),
+    async getSignatureStatus(signature, { searchHistory }, signal) {
+      const { value } = await rpc
+        .getSignatureStatuses([signature as Signature], { searchTransactionHistory: searchHistory })
+        .send({ abortSignal: signal });
+      const status = value[0] ?? null;
+      return status === null ? null : { confirmationStatus: status.confirmationStatus, err: status.err };
+    },
     async getLatestBlockhash(signal) {
       return (await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send({ abortSignal: signal })).value;
     },

@@ -150,6 +150,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   if (unexpected) request.log.error({ err: error }, 'unhandled error');
   // A wallet shows only `message`: the envelope's `error`, which names the first wrong field.
   if (request.routeOptions.config?.actionEnvelope) body.message = body.error;
+  // Every 429 (a budget or a concurrency cap) says when to come back.
+  if (body.code === 'RATE_LIMIT_EXCEEDED' && typeof body.details.retryAfter === 'number') {
+    reply.header('retry-after', body.details.retryAfter);
+  }
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }
 

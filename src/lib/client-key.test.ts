@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { BlockList, isIP } from 'node:net';
 import { test } from 'node:test';
-import { createClientKey, INVALID_CLIENT_KEY, parseIPv4 } from './client-key.js';
+import { createClientKey, createNetworkKey, INVALID_CLIENT_KEY, parseIPv4 } from './client-key.js';
 
 const keyOf = createClientKey();
 
@@ -63,6 +63,22 @@ test('the prefix length is configurable, bits inside a group included', () => {
   assert.equal(createClientKey(1)('ffff::1'), '8000::/1');
   assert.equal(createClientKey(127)('2001:db8::3'), '2001:db8::2/127');
   for (const bad of [0, 129, 1.5, Number.NaN]) assert.throws(() => createClientKey(bad), RangeError);
+});
+
+test('a network key is an IPv4 /24 or an IPv6 /48, mapped addresses as their IPv4 network', () => {
+  const networkOf = createNetworkKey();
+  assert.equal(networkOf('203.0.113.7'), '203.0.113.0/24');
+  assert.equal(networkOf('203.0.113.255'), networkOf('203.0.113.1'));
+  assert.notEqual(networkOf('203.0.114.1'), networkOf('203.0.113.1'));
+  assert.equal(networkOf('::ffff:203.0.113.7'), '203.0.113.0/24');
+  assert.equal(networkOf('::ffff:cb00:7107'), '203.0.113.0/24');
+  assert.equal(networkOf('2001:db8:abcd:1234::1'), '2001:db8:abcd::/48');
+  assert.equal(networkOf('2001:db8:abcd:ff00:1::9'), '2001:db8:abcd::/48');
+  assert.equal(networkOf('not an address'), INVALID_CLIENT_KEY);
+  // Clients counted by a prefix wider than /48: the network is the client.
+  assert.equal(createNetworkKey(40)('2001:db8:ab12::1'), '2001:db8:ab00::/40');
+  assert.equal(createClientKey(64, 16)('198.51.100.7'), '198.51.0.0/16');
+  for (const bad of [0, 33, 2.5]) assert.throws(() => createClientKey(64, bad), RangeError);
 });
 
 test('anything that is not an address shares one key', () => {

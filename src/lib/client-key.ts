@@ -131,33 +131,48 @@ function formatIPv6(): string {
 }
 
 /**
- * The client key function for IPv6 subnets of `ipv6Prefix` bits (1–128): IPv4 `203.0.113.7` as is;
- * `::ffff:203.0.113.7` (or `::ffff:cb00:7107`) as `203.0.113.7`; `2001:DB8:1:2:3:4:5:6%eth0` as
- * `2001:db8:1:2::/64`; anything else as `invalid`.
+ * The client key function for IPv6 subnets of `ipv6Prefix` bits (1–128) and IPv4 ones of `ipv4Prefix`
+ * bits (1–32): IPv4 `203.0.113.7` as is (as `203.0.113.0/24` with 24); `::ffff:203.0.113.7` (or
+ * `::ffff:cb00:7107`) as its IPv4 address; `2001:DB8:1:2:3:4:5:6%eth0` as `2001:db8:1:2::/64`;
+ * anything else as `invalid`.
  */
 export function createClientKey(
   ipv6Prefix: number = DEFAULT_CLIENT_IPV6_PREFIX,
+  ipv4Prefix = 32,
 ): (ip: string | undefined) => string {
   if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128) {
     throw new RangeError(`an IPv6 prefix length is 1 to 128 bits (got ${ipv6Prefix})`);
   }
+  if (!Number.isInteger(ipv4Prefix) || ipv4Prefix < 1 || ipv4Prefix > 32) {
+    throw new RangeError(`an IPv4 prefix length is 1 to 32 bits (got ${ipv4Prefix})`);
+  }
   const suffix = `/${ipv6Prefix}`;
   const fullGroups = ipv6Prefix >>> 4;
   const partialMask = (0xffff << (16 - (ipv6Prefix & 15))) & 0xffff;
+  const v4Mask = ipv4Prefix === 32 ? 0xffffffff : (0xffffffff << (32 - ipv4Prefix)) >>> 0;
+  /** An IPv4 address (as a number) as its key: the subnet's first address and its length, unless /32. */
+  const ipv4Key = (value: number, text: string | null) => {
+    if (ipv4Prefix === 32) return text ?? formatIPv4(value);
+    return `${formatIPv4((value & v4Mask) >>> 0)}/${ipv4Prefix}`;
+  };
   return (ip) => {
     if (ip === undefined || ip.length === 0) return INVALID_CLIENT_KEY;
-    if (ip.indexOf(':') < 0) return parseIPv4(ip, 0, ip.length) >= 0 ? ip : INVALID_CLIENT_KEY;
+    if (ip.indexOf(':') < 0) {
+      const v4 = parseIPv4(ip, 0, ip.length);
+      return v4 >= 0 ? ipv4Key(v4, ip) : INVALID_CLIENT_KEY;
+    }
     // The form Node reports for an IPv4 peer of a dual-stack socket.
-    if (ip.startsWith(MAPPED) && parseIPv4(ip, MAPPED.length, ip.length) >= 0) return ip.slice(MAPPED.length);
+    if (ip.startsWith(MAPPED)) {
+      const v4 = parseIPv4(ip, MAPPED.length, ip.length);
+      if (v4 >= 0) return ipv4Key(v4, ipv4Prefix === 32 ? ip.slice(MAPPED.length) : null);
+    }
     let end = ip.indexOf('%');
     // A zone id names the interface of a link-local address; it is not part of the address.
     if (end < 0) end = ip.length;
     else if (end === ip.length - 1) return INVALID_CLIENT_KEY;
     if (!parseIPv6(ip, end)) return INVALID_CLIENT_KEY;
     if (groups[0] === 0 && groups[1] === 0 && groups[2] === 0 && groups[3] === 0 && groups[4] === 0) {
-      if (groups[5] === 0xffff) {
-        return `${groups[6]! >>> 8}.${groups[6]! & 255}.${groups[7]! >>> 8}.${groups[7]! & 255}`;
-      }
+      if (groups[5] === 0xffff) return ipv4Key(groups[6]! * 65_536 + groups[7]!, null);
     }
     if (fullGroups < 8) {
       groups[fullGroups] = groups[fullGroups]! & partialMask;
@@ -165,4 +180,21 @@ export function createClientKey(
     }
     return formatIPv6() + suffix;
   };
+}
+
+function formatIPv4(value: number): string {
+  return `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
+}
+
+/** The network an IPv6 site is usually given (a /48), unless clients are counted by a wider prefix. */
+export const NETWORK_IPV6_PREFIX = 48;
+/** The network of an IPv4 client: its /24. */
+export const NETWORK_IPV4_PREFIX = 24;
+
+/**
+ * The key of the network a client belongs to, for caps one customer's many addresses share: an IPv4
+ * /24, an IPv6 /48 (or the client prefix, when CLIENT_IPV6_PREFIX is wider); `invalid` stays `invalid`.
+ */
+export function createNetworkKey(clientIpv6Prefix: number = DEFAULT_CLIENT_IPV6_PREFIX) {
+  return createClientKey(Math.min(NETWORK_IPV6_PREFIX, clientIpv6Prefix), NETWORK_IPV4_PREFIX);
 }

@@ -8,11 +8,17 @@ import type { Cache } from '../../src/cache/cache.js';
 import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { overrides } from '../../src/storage/schema/index.js';
 import { createTestApp, createTestCache } from '../support/app.js';
+import {
+  type ApprovalRequest,
+  type ApprovalRequestOptions,
+  seedApprovalRequest,
+} from '../support/approval-requests.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
-import { createOverride, createVault, randomAddress } from '../support/factories.js';
+import { randomAddress } from '../support/factories.js';
 import {
   countSequentialRoundTrips,
   type FakeValidator,
+  STATUS_CACHE_SLOTS,
   startFakeValidator,
 } from '../support/fake-validator/index.js';
 import { rpcCall } from '../support/json-rpc.js';
@@ -59,54 +65,10 @@ beforeEach(async () => {
   for (const method of ['simulateTransaction', 'getRecentPrioritizationFees']) fake.failMethod(method, null);
 });
 
-interface Request {
-  owner: TestWallet;
-  vault: Address;
-  depositAddress: Address;
-  destination: Address;
-  nonce: bigint;
-  overrideId: string;
-  url: string;
-}
+type Request = ApprovalRequest;
 
-/** A blocked transfer of `amount` from a vault holding `deposit`, stored as ingestion stores it. */
-async function seed(
-  opts: { amount?: bigint; deposit?: bigint; ownerLamports?: bigint } = {},
-): Promise<Request> {
-  const amount = opts.amount ?? 2n * SOL;
-  const owner = createTestWallet();
-  const created = await fake.createVault({
-    authority: owner.address as Address,
-    dailyLimit: SOL,
-    name: 'Ops',
-  });
-  await fake.deposit(created.vault, opts.deposit ?? 10n * SOL);
-  if (opts.ownerLamports !== 0n) await fake.airdrop(owner.address as Address, opts.ownerLamports ?? SOL);
-  const destination = randomAddress() as Address;
-  const blocked = await fake.block(created.vault, { destination, amount, reason: 'exceeded_daily_limit' });
-  const nonce = blocked.overrideNonce!;
-  const vault = await createVault(db(), { authority: owner.address, vaultNonce: created.nonce, name: 'Ops' });
-  const override = await createOverride(db(), {
-    vault,
-    nonce,
-    destination,
-    amount,
-    reason: 'exceeded_daily_limit',
-    status: 'pending',
-    createdAt: new Date(clock.nowMs - 60_000),
-    expiresAt: new Date(clock.nowMs + 50 * 60_000),
-    publicBaseUrl: BASE_URL,
-  });
-  return {
-    owner,
-    vault: created.vault,
-    depositAddress: created.depositAddress,
-    destination,
-    nonce,
-    overrideId: override.id,
-    url: `/api/actions/${created.vault}/${nonce}`,
-  };
-}
+const seed = (opts: ApprovalRequestOptions = {}) =>
+  seedApprovalRequest({ fake, db: db(), nowMs: clock.nowMs, publicBaseUrl: BASE_URL }, opts);
 
 const approve = (r: Request, target: FastifyInstance = app) =>
   target.inject({ method: 'POST', url: `${r.url}/approve`, payload: { account: r.owner.address } });
@@ -353,8 +315,14 @@ describe('approve confirmation (Actions chaining: links.next)', () => {
       next: { type: 'post', href: `${BASE_URL}${r.url}/approve/confirm` },
     });
     const signature = await signAndSend(r.owner, res.json().transaction);
+    fake.resetRpcRequests();
     const done = await confirm(r, signature);
     assert.equal(done.statusCode, 200, done.body);
+    // It landed: one status poll, then the transaction.
+    assert.deepEqual(
+      fake.rpcRequests().map((q) => q.methods.join()),
+      ['getSignatureStatuses', 'getTransaction'],
+    );
     assert.equal(done.headers['x-action-version'], '2.4');
     assert.equal(done.headers['access-control-allow-origin'], '*');
     assert.deepEqual(done.json(), {
@@ -364,6 +332,15 @@ describe('approve confirmation (Actions chaining: links.next)', () => {
       label: 'Approved',
       description: `Vault "Ops" sent 2 SOL (2000000000 lamports) to ${r.destination}: you approved override ${r.nonce} in transaction ${signature}.`,
     });
+  });
+
+  test('a transaction confirmed long ago, out of the node’s status cache, is found through its history', async () => {
+    const r = await seed();
+    const signature = await signAndSend(r.owner, (await approve(r)).json().transaction);
+    for (let i = 0; i < STATUS_CACHE_SLOTS; i += 1) fake.state.advanceSlot();
+    const done = await confirm(r, signature);
+    assert.equal(done.statusCode, 200, done.body);
+    assert.equal(done.json().type, 'completed');
   });
 
   test('a transaction that failed on-chain is 422 naming the error', async () => {
@@ -392,13 +369,22 @@ describe('approve confirmation (Actions chaining: links.next)', () => {
     assert.equal((await confirm(r, airdrop.signature)).json().code, 'TRANSACTION_MISMATCH');
   });
 
-  test('a signature the cluster never shows is 404 after waiting 10 s; a malformed one 400', async () => {
+  test('a signature the cluster never shows is 404 after 10 s of status polls, never read; a malformed one 400', async () => {
     const r = await seed();
     const unknown = getBase58Decoder().decode(randomBytes(64));
+    fake.resetRpcRequests();
     const res = await confirm(r, unknown);
     assert.equal(res.statusCode, 404, res.body);
     assert.equal(res.json().code, 'TRANSACTION_NOT_FOUND');
     assert.match(res.json().message, /did not appear on the network within 10 s/);
+    // Backing off from 250 ms to 2 s: at most 8 polls, only the first searching the ledger's history.
+    const polls = fake.rpcRequests();
+    assert.ok(polls.length >= 2 && polls.length <= 8, `${polls.length} polls`);
+    assert.ok(polls.every((q) => q.methods.join() === 'getSignatureStatuses'));
+    assert.deepEqual(
+      polls.map((q) => (q.params[0] as [unknown, { searchTransactionHistory?: boolean }])[1]),
+      polls.map((_, i) => ({ searchTransactionHistory: i === 0 })),
+    );
     const bad = await confirm(r, 'not-a-signature');
     assert.equal(bad.statusCode, 400, bad.body);
   });

@@ -1,4 +1,5 @@
-// Caps on open event streams: 5 per client address, SSE_MAX_STREAMS in all; a closed stream frees its slot.
+// Caps on open event streams: 5 per client address, a tenth of SSE_MAX_STREAMS per network (IPv4 /24,
+// IPv6 /48), SSE_MAX_STREAMS in all with its last tenth kept for small networks; a closed stream frees its slot.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -100,5 +101,41 @@ describe('event stream caps', () => {
       message: 'slot not released',
     });
     assertRefused(await open('203.0.113.5'), 3);
+  });
+
+  test('one network (an IPv4 /24, an IPv6 /48) holds at most a tenth of SSE_MAX_STREAMS, whatever its clients', async () => {
+    await start({ SSE_MAX_STREAMS: '60' });
+    for (const [first, second, third, elsewhere] of [
+      ['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.114.1'],
+      ['2001:db8:1:1::1', '2001:db8:1:2::1', '2001:db8:1:ff00::1', '2001:db8:2:1::1'],
+    ] as const) {
+      for (let i = 0; i < 5; i += 1) assert.equal((await open(first)).status, 200);
+      assert.equal((await open(second)).status, 200);
+      const refused = await open(third);
+      assertRefused(refused, 6);
+      assert.match(JSON.parse(refused.body).error, /from one network/);
+      assertRefused(await open(second), 6);
+      assert.equal((await open(elsewhere)).status, 200);
+    }
+  });
+
+  test('when big networks hold all but the last tenth, a network holding fewer than 5 streams still gets in', async () => {
+    await start({ SSE_MAX_STREAMS: '60' });
+    // Nine networks at their cap of 6 (a client's 5 and one more): 54 of 60 open.
+    for (let n = 1; n <= 9; n += 1) {
+      for (let i = 0; i < 5; i += 1) assert.equal((await open(`2001:db8:${n}:1::1`)).status, 200);
+      assert.equal((await open(`2001:db8:${n}:2::1`)).status, 200);
+    }
+    assertRefused(await open('2001:db8:1:3::1'), 6);
+    // A newcomer gets the reserve up to one client's share; then only other small networks do.
+    for (let i = 0; i < 5; i += 1) assert.equal((await open('198.51.100.1')).status, 200);
+    const reserved = await open('198.51.100.2');
+    assertRefused(reserved, 54);
+    assert.match(
+      JSON.parse(reserved.body).error,
+      /The last 6 slots for event streams open are kept for networks holding fewer than 5/,
+    );
+    assert.equal((await open('192.0.2.1')).status, 200);
+    assertRefused(await open('192.0.2.200'), 60);
   });
 });

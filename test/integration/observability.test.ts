@@ -104,7 +104,7 @@ describe('GET /metrics', () => {
 });
 
 describe('in-process sizes', () => {
-  test('the gauge counts rate-limit clients, cached entries and open event streams as they change', async () => {
+  test('the gauge counts rate-limit clients, cached entries, open event streams and approval work as they change', async () => {
     const { app, deps } = await start({ env: { TRUST_PROXY: '1' } });
     const sizes = async () => {
       const families = assertPrometheusText((await app.inject({ url: '/metrics' })).body);
@@ -113,6 +113,8 @@ describe('in-process sizes', () => {
     };
     const before = await sizes();
     assert.deepEqual(Object.keys(before).sort(), [
+      'approval_confirms',
+      'approval_simulations',
       'cache_entries',
       'event_streams',
       'live_feed_listeners',
@@ -130,6 +132,8 @@ describe('in-process sizes', () => {
     if (deps.cache.kind === 'memory')
       assert.ok(after.cache_entries! > before.cache_entries!, 'a detail was cached');
     assert.equal(after.event_streams, 0);
+    assert.equal(after.approval_confirms, 0);
+    assert.equal(after.approval_simulations, 0);
   });
 });
 

@@ -77,6 +77,41 @@ describe('owner pages', () => {
     }
   });
 
+  test('a page that looks a vault or request up spends a read; past the budget a browser gets a 429 page that loads again', async () => {
+    const client = { remoteAddress: '198.51.100.9' };
+    for (let i = 0; i < 100; i += 1) {
+      const res = await app.inject({ method: 'GET', url: `/vaults/${randomAddress()}`, ...client });
+      assert.equal(res.statusCode, 404);
+      assert.equal(res.headers['x-ratelimit-limit'], '100');
+      assert.equal(res.headers['x-ratelimit-remaining'], String(99 - i));
+    }
+    const limited = await app.inject({ method: 'GET', url: `/overrides/${VAULT}/${NONCE}`, ...client });
+    assert.equal(limited.statusCode, 429);
+    assert.match(limited.headers['content-type'] as string, /^text\/html; charset=utf-8/);
+    assert.equal(limited.headers['cache-control'], 'no-store');
+    assert.equal(limited.headers['x-ratelimit-remaining'], '0');
+    const retryAfter = Number(limited.headers['retry-after']);
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `retry-after ${retryAfter}`);
+    assert.match(limited.body, /<h1>Too many requests<\/h1>/);
+    assert.match(limited.body, new RegExp(`<meta http-equiv="refresh" content="${retryAfter}">`));
+    assert.match(limited.body, new RegExp(`again by itself in ${retryAfter} seconds`));
+    assert.deepEqual(directives(limited.headers['content-security-policy'] as string)['script-src'], [
+      "'self'",
+    ]);
+    for (const url of assetUrls(limited.body)) {
+      assert.equal((await app.inject({ method: 'GET', url, ...client })).statusCode, 200, url);
+    }
+    // The API answers the same client with its JSON envelope; the landing page and assets stay free.
+    const api = await app.inject({ method: 'GET', url: `/api/vaults/${VAULT}`, ...client });
+    assert.equal(api.statusCode, 429);
+    assert.equal(api.json().code, 'RATE_LIMIT_EXCEEDED');
+    for (const url of ['/', ...assetUrls((await app.inject({ method: 'GET', url: '/' })).body)]) {
+      const res = await app.inject({ method: 'GET', url, ...client });
+      assert.equal(res.statusCode, 200, url);
+      assert.equal(res.headers['x-ratelimit-limit'], undefined, url);
+    }
+  });
+
   test('GET / is a small landing page: the API reference, the OpenAPI document, what Blinks are', async () => {
     const res = await app.inject({ method: 'GET', url: '/' });
     assert.equal(res.statusCode, 200);

@@ -1,29 +1,20 @@
 // Solana Actions (Blinks) for a blocked transfer: metadata, approve transaction, both reject flows.
-import { address, type GetGenesisHashApi, type Rpc } from '@solana/kit';
 import { evictVaults } from '../../cache/tags.js';
-import type { Config } from '../../config.js';
-import type { Clock } from '../../lib/clock.js';
+import type { SlotHolder } from '../../lib/concurrency-slots.js';
 import { decodeBase58, verifyEd25519 } from '../../lib/ed25519.js';
-import type { Database } from '../../storage/database.js';
-import type { LandingChain } from '../landing/landing-port.js';
-import type { TransactionLanding } from '../landing/transaction-landing.js';
-import { overrideNotFound } from '../overrides/override-reads.js';
-import { buildBlinkUrl } from '../overrides/override-resource.js';
-import { vaultNotFound } from '../vaults/vault-reads.js';
-import { assertDecidable, assertDecider, factsOf, parseOverrideNonce, refused } from './action-rules.js';
 import {
-  type ActionOverride,
-  findActionOverride,
-  isNonceSpent,
-  rejectOverride,
-  type SpentNonce,
-} from './action-store.js';
+  type ActionAddress,
+  type ActionContext,
+  type ActionServiceDeps,
+  blinkUrlOf,
+  load,
+} from './action-context.js';
+import { assertDecidable, assertDecider, factsOf, refused } from './action-rules.js';
+import { type ActionOverride, isNonceSpent, rejectOverride, type SpentNonce } from './action-store.js';
 import {
   ACTION_TITLE,
   APPROVE_LABEL,
-  APPROVED_MESSAGE,
   buildRejectStatement,
-  describeApproved,
   describeOverride,
   describeRejected,
   describeUnavailable,
@@ -37,11 +28,10 @@ import type {
   DecisionInput,
   PostResponse,
   SignMessageResponse,
-  TransactionResponse,
 } from './action-types.js';
-import { confirmApproval } from './approve-confirmation.js';
-import { type TransactionPreview, toPreview } from './approve-preview.js';
-import { type ApprovalChain, type ApprovalRpc, createApprovalBuilder } from './approve-transaction.js';
+import { createApprovalLimits } from './approval-limits.js';
+import { approve, confirmApprove, previewApprove } from './approve-actions.js';
+import { createApprovalBuilder } from './approve-transaction.js';
 import { createBlinkViewCounter } from './blink-views.js';
 import { createBlockchainIdSource } from './blockchain-id.js';
 import {
@@ -51,35 +41,14 @@ import {
   type SignMessageData,
 } from './sign-message.js';
 
+export type { ActionAddress, ActionServiceDeps };
+
 /** How long a reject sign-message request may wait for the wallet's signature. */
 const SIGN_MESSAGE_TTL_MS = 10 * 60_000;
 /** A state may come from an instance whose clock runs this much ahead. */
 const CLOCK_SKEW_MS = 60_000;
 
-/** How a request is addressed: its vault and nonce, and the transfer's signature for all but the first. */
-export interface ActionAddress {
-  vault: string;
-  nonce: string;
-  transfer?: string | undefined;
-}
 export const ICON_PATH = '/api/actions/icon.svg';
-
-export interface ActionServiceDeps {
-  readonly storage: { readonly db: Database };
-  readonly cache: { deleteByTag(...tags: string[]): Promise<void> };
-  readonly clock: Clock;
-  readonly logger: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
-  readonly metrics: { readonly blinkActions: { inc(labels: { action: string }): void } };
-  readonly rpc: ApprovalRpc & Rpc<GetGenesisHashApi>;
-  readonly config: Pick<Config, 'publicBaseUrl' | 'cluster' | 'programId' | 'actionsStateSecret'>;
-  readonly chain: ApprovalChain;
-  /** The one pipeline that simulates, budgets and prices every built transaction. */
-  readonly landing: TransactionLanding;
-  /** Reads the approve transaction a wallet reports having sent (action chaining). */
-  readonly landingChain: LandingChain;
-  /** How long a confirm waits for the signature to appear (default 10 s). */
-  readonly confirmTimeoutMs?: number;
-}
 
 export function createActionService(deps: ActionServiceDeps) {
   const { db } = deps.storage;
@@ -103,6 +72,7 @@ export function createActionService(deps: ActionServiceDeps) {
       now: () => deps.clock.now(),
       landing: deps.landing,
     }),
+    limits: createApprovalLimits(deps),
   };
   return {
     /** The X-Blockchain-Ids value of the configured cluster. */
@@ -110,46 +80,27 @@ export function createActionService(deps: ActionServiceDeps) {
     /** Saves the view counts still in memory. */
     close: () => ctx.views.close(),
     getAction: (address: ActionAddress) => getAction(ctx, address),
-    /** Builds the approving transaction from the chain's current state; stores nothing. */
-    approve: (address: ActionAddress, input: DecisionInput) => approve(ctx, address, input),
-    /** What the owner would sign: the approve transaction for `account`, simulated (DECISIONS-style preview). */
-    previewApprove: (at: ActionAddress, account: string) => previewApprove(ctx, at, account),
+    /**
+     * Builds the approving transaction from the chain's current state; stores nothing. `holder` is the
+     * client it is counted against (the RPC work caps of approval-limits.ts), here and below.
+     */
+    approve: (at: ActionAddress, input: DecisionInput, holder: SlotHolder) => approve(ctx, at, input, holder),
+    /** What the owner would sign: the approve transaction for `account`, simulated. */
+    previewApprove: (at: ActionAddress, account: string, holder: SlotHolder) =>
+      previewApprove(ctx, at, account, holder),
     /** Action chaining: the signature the wallet sent, read from the cluster → a completed Action. */
-    confirmApprove: (address: ActionAddress, input: { account: string; signature: string }) =>
-      confirmApprove(ctx, address, input),
+    confirmApprove: (at: ActionAddress, input: { account: string; signature: string }, holder: SlotHolder) =>
+      confirmApprove(ctx, at, input, holder),
+    /** Approval confirmations and simulations running now, all clients together. */
+    openApprovalWork: () => ({
+      confirms: ctx.limits.confirms.open(),
+      simulations: ctx.limits.simulations.open(),
+    }),
     /** With wallet-auth headers: rejects at once. Without: asks the wallet to sign a message (stores nothing). */
     reject: (address: ActionAddress, input: DecisionInput) => reject(ctx, address, input),
     /** Second step of the sign-message flow: verifies the wallet's signature, then rejects. */
     confirmReject: (address: ActionAddress, input: ConfirmRejectInput) => confirmReject(ctx, address, input),
   };
-}
-
-/** What the action steps share, built once per service. */
-interface ActionContext {
-  readonly deps: ActionServiceDeps;
-  readonly db: Database;
-  readonly baseUrl: string;
-  readonly iconUrl: string;
-  /** The host a sign-message request names. */
-  readonly domain: string;
-  readonly stateCodec: ReturnType<typeof createStateCodec>;
-  readonly blockchainId: ReturnType<typeof createBlockchainIdSource>;
-  readonly views: ReturnType<typeof createBlinkViewCounter>;
-  readonly approvals: ReturnType<typeof createApprovalBuilder>;
-}
-
-async function load(ctx: ActionContext, address: ActionAddress): Promise<ActionOverride> {
-  const nonce = parseOverrideNonce(address.nonce);
-  const found = await findActionOverride(ctx.db, address.vault, nonce, address.transfer);
-  if (found.vault === null) throw vaultNotFound(address.vault);
-  if (found.override === null) throw overrideNotFound(address.vault, nonce, address.transfer);
-  return { vault: found.vault, override: found.override, reason: found.reason };
-}
-
-/** The request's Blink URL (its canonical address), or of one of its actions with `action`. */
-function blinkUrlOf(ctx: ActionContext, t: ActionOverride, action = ''): string {
-  const address = { vault: t.vault.address, nonce: t.override.nonce, transfer: t.override.addressSignature };
-  return buildBlinkUrl(ctx.baseUrl, address, action);
 }
 
 async function signMessageData(
@@ -201,87 +152,6 @@ async function getAction(ctx: ActionContext, address: ActionAddress): Promise<Ac
       ],
     },
     ...(unavailable === null ? {} : { disabled: true, error: { message: unavailable } }),
-  };
-}
-
-async function approve(
-  ctx: ActionContext,
-  address: ActionAddress,
-  input: DecisionInput,
-): Promise<TransactionResponse> {
-  const target = await load(ctx, address);
-  const now = ctx.deps.clock.now();
-  assertDecider(target, input);
-  assertDecidable(target, now, { approving: true });
-  const { transaction } = await ctx.approvals.buildApproveTransaction(approvalInput(target));
-  ctx.deps.metrics.blinkActions.inc({ action: 'approve' });
-  return {
-    type: 'transaction',
-    transaction,
-    message: APPROVED_MESSAGE,
-    links: { next: { type: 'post', href: blinkUrlOf(ctx, target, '/approve/confirm') } },
-  };
-}
-
-async function previewApprove(
-  ctx: ActionContext,
-  at: ActionAddress,
-  account: string,
-): Promise<TransactionPreview> {
-  const target = await load(ctx, at);
-  assertDecider(target, { account, wallet: null });
-  assertDecidable(target, ctx.deps.clock.now(), { approving: true });
-  const { outcome, roles } = await ctx.approvals.previewApproveTransaction(approvalInput(target));
-  return toPreview(outcome, roles);
-}
-
-async function confirmApprove(
-  ctx: ActionContext,
-  at: ActionAddress,
-  input: { account: string; signature: string },
-): Promise<CompletedAction> {
-  const target = await load(ctx, at);
-  const { vault, override } = target;
-  const linkedOverride =
-    override.chainNonce === null
-      ? null
-      : (
-          await ctx.deps.chain.findPendingOverrideAddress(
-            address(ctx.deps.config.programId),
-            address(vault.address),
-            override.chainNonce,
-          )
-        )[0];
-  await confirmApproval(
-    { chain: ctx.deps.landingChain, timeoutMs: ctx.deps.confirmTimeoutMs },
-    {
-      vault: vault.address,
-      authority: vault.authority,
-      destination: override.destination,
-      amount: override.amount,
-      linkedOverride,
-    },
-    input,
-  );
-  ctx.deps.metrics.blinkActions.inc({ action: 'approve_confirmed' });
-  return {
-    type: 'completed',
-    icon: ctx.iconUrl,
-    title: 'Override Approved',
-    label: 'Approved',
-    description: describeApproved(factsOf(target), input.signature),
-  };
-}
-
-function approvalInput(target: ActionOverride) {
-  return {
-    vault: target.vault.address,
-    authority: target.vault.authority,
-    depositAddress: target.vault.depositAddress,
-    chainNonce: target.override.chainNonce,
-    destination: target.override.destination,
-    amount: target.override.amount,
-    reason: target.reason,
   };
 }
 

@@ -1,8 +1,9 @@
-// Action chaining after an approve: the wallet posts the signature it sent; the service reads that
-// transaction from the cluster and answers a completed Action, or why it is not this request's approval.
+// Action chaining after an approve: the wallet posts the signature it sent; the service waits for the
+// cluster to report it (cheap status polls, backing off), reads that transaction once it landed, and
+// answers a completed Action, or why it is not this request's approval.
 import { AppError } from '../../errors.js';
 import { decodeBase58 } from '../../lib/ed25519.js';
-import type { LandingChain } from '../landing/landing-port.js';
+import type { LandingChain, SignatureStatus } from '../landing/landing-port.js';
 import {
   decodeSimulationFailure,
   describeFailure,
@@ -13,7 +14,10 @@ import { explainApproveFailure } from './approve-failures.js';
 
 /** How long a signature may take to become visible at `confirmed` before the answer is 404. */
 export const CONFIRM_TIMEOUT_MS = 10_000;
-const POLL_MS = 400;
+/** Status polls back off: the first at once, the next after 250 ms, doubling to every 2 s. */
+export const FIRST_POLL_DELAY_MS = 250;
+export const MAX_POLL_DELAY_MS = 2_000;
+const RPC_TIMEOUT_MS = 8_000;
 
 export interface ApprovalTarget {
   readonly vault: string;
@@ -24,19 +28,26 @@ export interface ApprovalTarget {
   readonly linkedOverride: string | null;
 }
 
-/** The recorded transaction of `signature`, once it approved and executed exactly this request. */
-export async function confirmApproval(
-  deps: { chain: LandingChain; timeoutMs?: number },
-  target: ApprovalTarget,
-  input: { account: string; signature: string },
-): Promise<void> {
-  const bytes = decodeBase58(input.signature);
+/** 400 unless `signature` is the base58 text of a 64-byte transaction signature. */
+export function assertTransactionSignature(signature: string): void {
+  const bytes = decodeBase58(signature);
   if (bytes === null || bytes.length !== 64) {
     throw new AppError('VALIDATION_ERROR', 'signature: must be a base58 transaction signature', {
       issues: [{ path: 'body.signature', message: 'must be a base58 transaction signature' }],
     });
   }
-  const recorded = await readWithin(deps, input.signature);
+}
+
+/**
+ * The recorded transaction of `signature`, once it approved and executed exactly this request. The
+ * caller has checked the signature's form and that `account` may decide (no RPC call before that).
+ */
+export async function confirmApproval(
+  deps: { chain: LandingChain; timeoutMs?: number },
+  target: ApprovalTarget,
+  input: { account: string; signature: string },
+): Promise<void> {
+  const recorded = await readLanded(deps, input.signature);
   if (recorded === null) {
     throw new AppError(
       'TRANSACTION_NOT_FOUND',
@@ -85,11 +96,40 @@ export async function confirmApproval(
   }
 }
 
-async function readWithin(deps: { chain: LandingChain; timeoutMs?: number }, signature: string) {
+/** Landed: the cluster holds it at `confirmed` or deeper, or it ran and failed. */
+function isLanded(status: SignatureStatus | null): boolean {
+  if (status === null) return false;
+  if (status.err !== null && status.err !== undefined) return true;
+  return status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized';
+}
+
+/**
+ * Polls the signature's status until it landed, then reads the transaction (again on each later poll
+ * while the node does not serve it yet); null when the deadline passes first. Polls run at 0, 0.25,
+ * 0.75, 1.75 s and then every 2 s: within 10 s at most 8 polls, each one RPC call, but the poll that
+ * sees the landing, which makes two.
+ */
+async function readLanded(deps: { chain: LandingChain; timeoutMs?: number }, signature: string) {
   const deadline = Date.now() + (deps.timeoutMs ?? CONFIRM_TIMEOUT_MS);
-  for (;;) {
-    const found = await onRpc(() => deps.chain.getTransaction(signature, AbortSignal.timeout(8_000)));
-    if (found !== null || Date.now() + POLL_MS > deadline) return found;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  let landed = false;
+  for (let poll = 0, delay = FIRST_POLL_DELAY_MS; ; poll += 1) {
+    if (!landed) {
+      // The first look also searches the ledger's history (a transaction sent minutes ago); later ones
+      // only the node's recent status cache, where a transaction landing meanwhile shows up.
+      const options = { searchHistory: poll === 0 };
+      const status = await onRpc(() =>
+        deps.chain.getSignatureStatus(signature, options, AbortSignal.timeout(RPC_TIMEOUT_MS)),
+      );
+      landed = isLanded(status);
+    }
+    if (landed) {
+      const found = await onRpc(() =>
+        deps.chain.getTransaction(signature, AbortSignal.timeout(RPC_TIMEOUT_MS)),
+      );
+      if (found !== null) return found;
+    }
+    if (Date.now() + delay > deadline) return null;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(delay * 2, MAX_POLL_DELAY_MS);
   }
 }

@@ -1,6 +1,7 @@
 import type { Cache } from '../../cache/cache.js';
 import type { Clock } from '../../lib/clock.js';
 import type { RollingWindow } from '../../lib/rolling-window.js';
+import { createSharedResult } from '../../lib/shared-result.js';
 import type { Storage } from '../../storage/database.js';
 import type { ChainHealth, ChainStatusSource } from './chain-status.js';
 
@@ -26,14 +27,23 @@ export interface HealthDeps {
   readonly startedAt: number;
 }
 
+/** Health checks (a database ping, the chain status query) run at most once a second, however many ask. */
+export const HEALTH_CHECK_REUSE_MS = 1_000;
+
 export function createHealthService(deps: HealthDeps) {
-  return {
-    async getHealth(): Promise<Health> {
-      const [databaseUp, cacheUp, chain] = await Promise.all([
+  // The route is public and exempt from rate limits: callers share the checks, never add to them.
+  const check = createSharedResult(
+    () =>
+      Promise.all([
         deps.storage.ping(2_000),
         deps.cache.kind === 'memory' ? Promise.resolve(true) : deps.cache.ping(),
         deps.chainStatus.get(),
-      ]);
+      ]),
+    { reuseMs: HEALTH_CHECK_REUSE_MS, now: () => deps.clock.now().getTime() },
+  );
+  return {
+    async getHealth(): Promise<Health> {
+      const [databaseUp, cacheUp, chain] = await check();
       const redis = deps.cache.kind === 'memory' ? 'in-memory' : cacheUp ? 'connected' : 'disconnected';
       const status = !databaseUp
         ? 'unhealthy'

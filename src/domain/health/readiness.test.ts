@@ -6,17 +6,35 @@ import { createReadinessService, WORKER_CLAIM_STALE_MS } from './readiness.js';
 function service(roles: ('api' | 'ingestor' | 'worker')[], databaseUp = true) {
   const roleStatus = createRoleStatus();
   let clock = 1_000_000;
+  const pings = { count: 0 };
   const readiness = createReadinessService({
-    storage: { ping: async () => databaseUp },
+    storage: {
+      ping: async () => {
+        pings.count += 1;
+        return databaseUp;
+      },
+    },
     roles,
     roleStatus,
     startedAt: 0,
     now: () => clock,
   });
-  return { readiness, roleStatus, advance: (ms: number) => (clock += ms), now: () => clock };
+  return { readiness, roleStatus, pings, advance: (ms: number) => (clock += ms), now: () => clock };
 }
 
 describe('readiness', () => {
+  test('however many probes arrive, the database is pinged at most once a second', async () => {
+    const { readiness, pings, advance } = service(['api']);
+    await Promise.all(Array.from({ length: 20 }, () => readiness.getReadiness()));
+    assert.equal(pings.count, 1);
+    advance(999);
+    await readiness.getReadiness();
+    assert.equal(pings.count, 1);
+    advance(1);
+    await readiness.getReadiness();
+    assert.equal(pings.count, 2);
+  });
+
   test('names the database and each role; a standby ingestor is ready, an active one needs its feed', async () => {
     const { readiness, roleStatus } = service(['ingestor']);
     roleStatus.ingestor.state = 'standby';

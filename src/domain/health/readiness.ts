@@ -1,6 +1,8 @@
 // Liveness and readiness of one process, per role: what orchestrators probe (/livez, /readyz).
 import type { RoleStatus } from '../../lib/role-status.js';
+import { createSharedResult } from '../../lib/shared-result.js';
 import type { Storage } from '../../storage/database.js';
+import { HEALTH_CHECK_REUSE_MS } from './health.js';
 
 export type RoleName = 'api' | 'ingestor' | 'worker';
 
@@ -34,6 +36,11 @@ export interface ReadinessDeps {
 
 export function createReadinessService(deps: ReadinessDeps) {
   const now = deps.now ?? Date.now;
+  // The probe is public and exempt from rate limits: callers share the ping, at most one a second.
+  const pingDatabase = createSharedResult(() => deps.storage.ping(2_000), {
+    reuseMs: HEALTH_CHECK_REUSE_MS,
+    now,
+  });
   const checkRole: Record<RoleName, () => Check> = {
     api: () =>
       deps.roleStatus.api.accepting
@@ -62,7 +69,7 @@ export function createReadinessService(deps: ReadinessDeps) {
 
   return {
     async getReadiness(): Promise<Readiness> {
-      const databaseUp = await deps.storage.ping(2_000);
+      const databaseUp = await pingDatabase();
       const checks: Record<string, Check> = {
         database: databaseUp
           ? { ok: true, detail: 'reachable' }

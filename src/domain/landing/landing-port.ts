@@ -37,7 +37,23 @@ export interface RecordedTransaction {
   readonly instructions: readonly Instruction[];
 }
 
+/** A signature's status as the node answers getSignatureStatuses. */
+export interface SignatureStatus {
+  readonly confirmationStatus: 'processed' | 'confirmed' | 'finalized' | null;
+  /** The transaction's error (null when it succeeded). */
+  readonly err: unknown;
+}
+
 export interface LandingChain {
+  /**
+   * getSignatureStatuses of one signature; null while the node knows nothing of it. Without
+   * `searchHistory` the node looks only at its recent status cache (the last few minutes), a cheap lookup.
+   */
+  getSignatureStatus(
+    signature: string,
+    options: { searchHistory: boolean },
+    signal: AbortSignal,
+  ): Promise<SignatureStatus | null>;
   /** getTransaction at `confirmed`; null while the cluster does not know it. */
   getTransaction(signature: string, signal: AbortSignal): Promise<RecordedTransaction | null>;
   getLatestBlockhash(signal: AbortSignal): Promise<LatestBlockhash>;

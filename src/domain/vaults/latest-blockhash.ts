@@ -1,6 +1,7 @@
 // The recent `confirmed` blockhash that built transactions carry, fetched at most once per short period.
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { createSharedResult } from '../../lib/shared-result.js';
 
 export interface LatestBlockhash {
   readonly blockhash: string;
@@ -24,16 +25,10 @@ export function createLatestBlockhashSource(
   fetchLatest: (signal: AbortSignal) => Promise<LatestBlockhash>,
   options: LatestBlockhashOptions,
 ) {
-  const reuseMs = options.reuseMs ?? 2_000;
   const timeoutMs = options.timeoutMs ?? 5_000;
-  let cached: { value: LatestBlockhash; fetchedAt: number } | null = null;
-  let inFlight: Promise<LatestBlockhash> | null = null;
-
   async function fetchNow(): Promise<LatestBlockhash> {
     try {
-      const value = await fetchLatest(AbortSignal.timeout(timeoutMs));
-      cached = { value, fetchedAt: options.clock.now().getTime() };
-      return value;
+      return await fetchLatest(AbortSignal.timeout(timeoutMs));
     } catch (error) {
       options.onError?.(error);
       throw new AppError(
@@ -44,21 +39,13 @@ export function createLatestBlockhashSource(
           cause: error,
         },
       );
-    } finally {
-      inFlight = null;
     }
   }
-
-  return {
-    get(): Promise<LatestBlockhash> {
-      const now = options.clock.now().getTime();
-      if (cached !== null && now - cached.fetchedAt >= 0 && now - cached.fetchedAt < reuseMs) {
-        return Promise.resolve(cached.value);
-      }
-      inFlight ??= fetchNow();
-      return inFlight;
-    },
-  };
+  const get = createSharedResult(fetchNow, {
+    reuseMs: options.reuseMs ?? 2_000,
+    now: () => options.clock.now().getTime(),
+  });
+  return { get };
 }
 
 export type LatestBlockhashSource = ReturnType<typeof createLatestBlockhashSource>;

@@ -209,7 +209,7 @@ function registerApproveRoutes(app: Parameters<FastifyPluginAsyncTypebox>[0], ac
         },
       },
     },
-    async (request) => actions.approve(addressOf(request), decision(request)),
+    async (request) => actions.approve(addressOf(request), decision(request), request),
   );
 
   app.post(
@@ -222,7 +222,7 @@ function registerApproveRoutes(app: Parameters<FastifyPluginAsyncTypebox>[0], ac
         summary:
           'Action chaining after approve: the sent signature, read from the cluster → a completed Action',
         description:
-          "Waits up to 10 s for the signature at `confirmed`. 422 TRANSACTION_FAILED when it failed on-chain, 422 TRANSACTION_MISMATCH when it is not this request's approval, 404 TRANSACTION_NOT_FOUND when it never appears.",
+          "`account` must be the vault authority (403 before anything is asked of the cluster). Polls the signature's status (backing off from 250 ms to 2 s) for up to 10 s until it is `confirmed`, then reads the transaction. 422 TRANSACTION_FAILED when it failed on-chain, 422 TRANSACTION_MISMATCH when it is not this request's approval, 404 TRANSACTION_NOT_FOUND when it never appears.",
         params: ActionParams,
         querystring: ActionQuery,
         body: ConfirmApproveBody,
@@ -231,15 +231,16 @@ function registerApproveRoutes(app: Parameters<FastifyPluginAsyncTypebox>[0], ac
             CompletedAction,
             'The approval landed: a completed Action naming amount, destination and signature',
           ),
-          ...actionErrors(422, 503),
+          ...actionErrors(403, 422, 503),
         },
       },
     },
     async (request) =>
-      actions.confirmApprove(addressOf(request), {
-        account: request.body.account,
-        signature: request.body.signature,
-      }),
+      actions.confirmApprove(
+        addressOf(request),
+        { account: request.body.account, signature: request.body.signature },
+        request,
+      ),
   );
 }
 

@@ -1,7 +1,8 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createConcurrencyCap } from '../../domain/concurrency-caps.js';
 import type { FeedEvent, LiveFeed } from '../../domain/live-feed/live-feed.js';
-import { AppError } from '../../errors.js';
+import { getSlotLimits } from '../../lib/concurrency-slots.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { errorResponses } from '../schemas/common.js';
 import { EventStreamHeaders, EventStreamQuery, EventStreamResponse } from './live-feed.schemas.js';
@@ -12,40 +13,15 @@ export const STREAMS_PER_CLIENT = 5;
 /** What a refused client is told to wait before trying again. */
 const STREAM_RETRY_AFTER_SECONDS = 5;
 
-/** Counts open streams per client address and in all; a slot is taken before the stream opens. */
-function createStreamSlots(perClient: number, total: number) {
-  const byClient = new Map<string, number>();
-  let open = 0;
-  return {
-    /** Streams open now, all clients together. */
-    open: () => open,
-    /** Takes a slot for `client`; returns a release function (safe to call twice), or throws 429. */
-    acquire(client: string): () => void {
-      const held = byClient.get(client) ?? 0;
-      if (held >= perClient || open >= total) {
-        const clientFull = held >= perClient;
-        throw new AppError(
-          'RATE_LIMIT_EXCEEDED',
-          clientFull
-            ? `At most ${perClient} event streams per client address may be open at once`
-            : 'The service holds as many event streams as it allows; retry after the time in Retry-After',
-          { limit: clientFull ? perClient : total, retryAfter: STREAM_RETRY_AFTER_SECONDS },
-        );
-      }
-      byClient.set(client, held + 1);
-      open += 1;
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        open -= 1;
-        const left = (byClient.get(client) ?? 1) - 1;
-        if (left === 0) byClient.delete(client);
-        else byClient.set(client, left);
-      };
-    },
-  };
-}
+/** Counts open streams per client, per network and in all; a slot is taken before the stream opens. */
+const createStreamSlots = (total: number, metrics: Metrics) => {
+  const refusals = metrics.rateLimitRejections.labels('event_streams');
+  return createConcurrencyCap(getSlotLimits(STREAMS_PER_CLIENT, total), {
+    retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS,
+    what: 'event streams open',
+    onRefused: () => refusals.inc(),
+  });
+};
 
 const frame = (event: FeedEvent) => `id: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`;
 
@@ -54,7 +30,7 @@ export const liveFeedRoutes: FastifyPluginAsyncTypebox<{
   maxStreams: number;
   metrics: Metrics;
 }> = async (app, { feed, maxStreams, metrics }) => {
-  const slots = createStreamSlots(STREAMS_PER_CLIENT, maxStreams);
+  const slots = createStreamSlots(maxStreams, metrics);
   metrics.inProcessSizes.set('event_streams', slots.open);
   const open = new Set<() => void>();
   // preClose: open streams must end before the server can finish closing.
@@ -75,13 +51,7 @@ export const liveFeedRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request, reply) => {
-      let release: () => void;
-      try {
-        release = slots.acquire(request.clientKey);
-      } catch (error) {
-        reply.header('retry-after', STREAM_RETRY_AFTER_SECONDS);
-        throw error;
-      }
+      const release = slots.acquire(request);
       // Released when the stream ends, or when the client leaves before it opens.
       request.raw.once('close', release);
       if (request.socket.destroyed) release();

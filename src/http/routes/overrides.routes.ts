@@ -65,12 +65,14 @@ export const overrideRoutes: FastifyPluginAsyncTypebox<{
   app.get(
     '/api/overrides/:vault/:nonce/preview',
     {
+      // It simulates a transaction as approve does: it spends the write budget, not a read.
+      config: { rateLimitCategory: 'write' },
       schema: {
         tags: ['overrides'],
         operationId: 'previewOverrideApproval',
         summary: 'What approving costs and does: the approve transaction for `account`, simulated',
         description:
-          'Instructions, compute units, priority and network fees, and the balance changes of payer, vault, destination and treasury; or the simulation error in words (still 200).',
+          'Instructions, compute units, priority and network fees, and the balance changes of payer, vault, destination and treasury; or the simulation error in words (still 200). Spends the write budget; identical previews within 5 s share one simulation.',
         params: OverrideParams,
         querystring: PreviewQuery,
         response: { 200: { $ref: 'TransactionPreview#' }, ...errorResponses(403, 404, 409, 503) },
@@ -79,7 +81,7 @@ export const overrideRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const { vault, nonce } = request.params;
       const { account, transfer } = request.query;
-      const preview = await actions.previewApprove({ vault, nonce, transfer }, account);
+      const preview = await actions.previewApprove({ vault, nonce, transfer }, account, request);
       return reply.header('cache-control', 'no-store').send(preview);
     },
   );

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { AppError } from '../../errors.js';
+import { sendError } from '../error-handler.js';
 import { SharedLinkQuery } from './overrides.schemas.js';
 import { AssetParams, AssetQuery, HtmlPage, OverridePageParams, VaultPageParams } from './pages.schemas.js';
 
@@ -34,11 +35,14 @@ interface Asset {
 }
 
 export interface Site {
-  pages: { override: string; vault: string; home: string };
+  /** `rateLimited` keeps a `{{retry}}` placeholder for the seconds to wait. */
+  pages: { override: string; vault: string; home: string; rateLimited: string };
   assets: ReadonlyMap<string, Asset>;
 }
 
 const PUBLIC_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../public');
+
+const RETRY_PLACEHOLDER = '{{retry}}';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -64,19 +68,36 @@ export function loadSite(cluster: string, publicDir = PUBLIC_DIR, demo = false):
       (_, key, arg) => {
         if (key === 'cluster') return escapeHtml(cluster);
         if (key === 'demo') return demo ? 'true' : 'false';
+        if (key === 'retry') return RETRY_PLACEHOLDER;
         const asset = key === 'asset' ? assets.get(arg) : undefined;
         if (asset === undefined) throw new Error(`${page}: unknown placeholder {{${key}:${arg}}}`);
         return `/assets/${escapeHtml(arg)}?v=${asset.hash}`;
       },
     );
   return {
-    pages: { override: render('override.html'), vault: render('vault.html'), home: render('home.html') },
+    pages: {
+      override: render('override.html'),
+      vault: render('vault.html'),
+      home: render('home.html'),
+      rateLimited: render('rate-limited.html'),
+    },
     assets,
   };
 }
 
-function sendHtml(reply: FastifyReply, html: string, status = 200) {
-  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
+function sendHtml(reply: FastifyReply, html: string, status = 200, cacheControl = 'no-cache') {
+  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', cacheControl).send(html);
+}
+
+/**
+ * A page past its client's read budget: the same 429 and headers as the API's (Retry-After and the
+ * X-RateLimit-* ones), but a short HTML page a browser can show, which loads again once the wait is over.
+ */
+function sendRateLimited(site: Site, reply: FastifyReply, error: AppError) {
+  const seconds = Number(error.details.retryAfter);
+  const wait = Number.isInteger(seconds) && seconds > 0 ? seconds : 60;
+  reply.header('retry-after', wait);
+  return sendHtml(reply, site.pages.rateLimited.replaceAll(RETRY_PLACEHOLDER, String(wait)), 429, 'no-store');
 }
 
 /** Whether what a page shows exists: a page for nothing answers 404 (the page then says what is wrong). */
@@ -111,10 +132,15 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{
   lookups: PageLookups;
 }> = async (app, { cluster, demoRpcUrl, lookups }) => {
   const site = loadSite(cluster, PUBLIC_DIR, demoRpcUrl !== null);
-  const page = {
-    // Pages and their assets cost nothing to serve; the API calls they make spend the budgets.
-    config: { rateLimit: false, contentSecurityPolicy: PAGE_CSP },
-  } as const;
+  // A page that looks its vault or request up spends a read like the API does; the landing page and
+  // the assets are served from memory and spend nothing.
+  const page = { config: { contentSecurityPolicy: PAGE_CSP } } as const;
+  const staticPage = { config: { rateLimit: false, contentSecurityPolicy: PAGE_CSP } } as const;
+  app.setErrorHandler((error, request, reply) =>
+    error instanceof AppError && error.code === 'RATE_LIMIT_EXCEEDED'
+      ? sendRateLimited(site, reply, error)
+      : sendError(request, reply, error),
+  );
 
   app.get(
     '/overrides/:vault/:nonce',
@@ -157,7 +183,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{
   app.get(
     '/',
     {
-      ...page,
+      ...staticPage,
       schema: {
         hide: true,
         tags: ['pages'],
@@ -171,7 +197,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{
   app.get(
     '/assets/:file',
     {
-      ...page,
+      ...staticPage,
       schema: {
         hide: true,
         tags: ['pages'],

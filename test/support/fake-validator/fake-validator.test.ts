@@ -128,6 +128,39 @@ describe('fake validator through @solana/kit', () => {
     assert.equal(fv.getVault(vault)?.config.overrideNonce, 0n);
   });
 
+  it('answers getSignatureStatuses as a node does: confirmed, then finalized; old ones only from history', async () => {
+    const { vault } = await fv.createVault({ dailyLimit: 1000n });
+    const landed = await fv.airdrop(randomAddress(), 1_000n);
+    const failed = await fv.block(vault, { amount: 5000n, reason: 'exceeded_daily_limit' });
+    const unknown = 'x'.repeat(88) as Signature;
+    const statuses = async (signatures: string[], searchTransactionHistory?: boolean) =>
+      (
+        await rpc
+          .getSignatureStatuses(
+            signatures as Signature[],
+            searchTransactionHistory === undefined ? undefined : { searchTransactionHistory },
+          )
+          .send()
+      ).value;
+    const [fresh, refused, none] = await statuses([landed.signature, failed.signature, unknown]);
+    assert.equal(none, null);
+    assert.equal(fresh?.confirmationStatus, 'confirmed');
+    assert.equal(typeof fresh?.confirmations, 'bigint');
+    assert.equal(fresh?.err, null);
+    assert.equal(refused?.slot, BigInt(failed.slot));
+    assert.deepEqual(refused?.err, { InstructionError: [0n, { Custom: 12001n }] });
+
+    for (let i = 0; i < 40; i += 1) fv.state.advanceSlot();
+    const [rooted] = await statuses([landed.signature]);
+    assert.equal(rooted?.confirmationStatus, 'finalized');
+    assert.equal(rooted?.confirmations, null);
+    // Out of the status cache: only a search of the ledger's history finds it.
+    for (let i = 0; i < 300; i += 1) fv.state.advanceSlot();
+    assert.deepEqual(await statuses([landed.signature]), [null]);
+    assert.deepEqual(await statuses([landed.signature], false), [null]);
+    assert.equal((await statuses([landed.signature], true))[0]?.confirmationStatus, 'finalized');
+    await assert.rejects(statuses(Array(257).fill(landed.signature)), /Too many inputs provided; max 256/);
+  });
   it('serves VaultConfig accounts that parseVaultConfigAccount decodes', async () => {
     const { vault, authority, agentSigner, nonce } = await fv.createVault({
       dailyLimit: 42n,

@@ -7,6 +7,9 @@ import { DEFAULT_PROGRAM_ID } from '../../../src/chain/program.js';
 import { type ProgramEvent, toJson } from '../../../src/chain/program-events.js';
 import { stringifyJson } from './render.js';
 import { createPrioritizationFees, createRpcMethods, RpcError } from './rpc.js';
+
+export { STATUS_CACHE_SLOTS } from './rpc.js';
+
 import { createScenarios, type Scenarios } from './scenarios.js';
 import { LedgerState, type TransactionError } from './state.js';
 import { createSubscriptionHub, type SubscriptionHub } from './subscriptions.js';
@@ -22,7 +25,20 @@ export type LedgerEntry = {
   logs: string[];
 };
 
-export type RpcRequestRecord = { methods: string[]; startedAt: number; endedAt: number };
+export type RpcRequestRecord = {
+  methods: string[];
+  /** Each call's params, in the order of `methods`. */
+  params: unknown[];
+  startedAt: number;
+  endedAt: number;
+};
+
+/** How many JSON-RPC calls of each method the requests made (a batch counts each call). */
+export function countRpcCalls(requests: readonly RpcRequestRecord[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const method of requests.flatMap((r) => r.methods)) counts[method] = (counts[method] ?? 0) + 1;
+  return counts;
+}
 
 /** How many RPC round trips ran one after another: requests that overlap in time count as one. */
 export function countSequentialRoundTrips(requests: readonly RpcRequestRecord[]): number {
@@ -187,10 +203,11 @@ export async function startFakeValidator(
     const startedAt = performance.now();
     const list: unknown[] = Array.isArray(request) ? request : [request];
     const methods = list.map((r) => String((r as { method?: unknown } | null)?.method));
+    const params = list.map((r) => (r as { params?: unknown } | null)?.params);
     if (methods.some((m) => failing.get(m) === 'http'))
       return send(res, 503, '{"error":"service unavailable"}');
     // Logged on arrival (endedAt set once answered), so a test can act while an answer is in flight.
-    const record = { methods, startedAt, endedAt: Number.POSITIVE_INFINITY };
+    const record = { methods, params, startedAt, endedAt: Number.POSITIVE_INFINITY };
     requests.push(record);
     const result = Array.isArray(request) ? await Promise.all(request.map(answer)) : await answer(request);
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));

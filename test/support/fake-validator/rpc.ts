@@ -216,17 +216,14 @@ export function createRpcMethods(
         (v): v is string[] => Array.isArray(v) && v.every(isString),
         'signatures',
       );
-      const status = (r: TransactionRecord | undefined) =>
-        r === undefined
-          ? null
-          : {
-              slot: r.slot,
-              confirmations: null,
-              err: r.err,
-              status: r.err === null ? { Ok: null } : { Err: r.err },
-              confirmationStatus: 'finalized',
-            };
-      return { context: context(), value: list.map((s) => status(state.bySignature.get(s))) };
+      if (list.length > MAX_SIGNATURE_STATUSES) {
+        throw new RpcError(-32602, `Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`);
+      }
+      const searchHistory = config(params, 1).searchTransactionHistory === true;
+      return {
+        context: context(),
+        value: list.map((s) => renderSignatureStatus(state.bySignature.get(s), state.slot, searchHistory)),
+      };
     },
     requestAirdrop: async (params) => {
       const address = param(params, 0, isAddr, 'address');
@@ -247,6 +244,31 @@ export function createRpcMethods(
     const handler = methods[method];
     if (handler === undefined) throw new RpcError(-32601, 'Method not found');
     return handler(Array.isArray(params) ? params : []);
+  };
+}
+
+/** getSignatureStatuses answers at most this many signatures per call. */
+const MAX_SIGNATURE_STATUSES = 256;
+/** Slots whose statuses a node keeps in its status cache, the only place looked at without searchTransactionHistory. */
+export const STATUS_CACHE_SLOTS = 300;
+/** How deep a slot is once a supermajority has rooted it (finalized). */
+const FINALIZED_DEPTH = 32;
+
+/**
+ * A status as the node answers it: null when unknown, or when it left the status cache and the ledger's
+ * history was not searched; `confirmations` counts blocks since, null once finalized (rooted).
+ */
+function renderSignatureStatus(record: TransactionRecord | undefined, slot: number, searchHistory: boolean) {
+  if (record === undefined) return null;
+  const depth = slot - record.slot;
+  if (!searchHistory && depth >= STATUS_CACHE_SLOTS) return null;
+  const finalized = depth >= FINALIZED_DEPTH;
+  return {
+    slot: record.slot,
+    confirmations: finalized ? null : depth,
+    err: record.err,
+    status: record.err === null ? { Ok: null } : { Err: record.err },
+    confirmationStatus: finalized ? 'finalized' : 'confirmed',
   };
 }
 

@@ -21,10 +21,9 @@ async function rawRpc(fv: FakeValidator, method: string, params: unknown[]) {
 
 describe('the fake validator serves the Clock sysvar and account subscriptions as a real node does', () => {
   let fv: FakeValidator;
-  let rpc: ReturnType<typeof createSolanaRpc>;
+  const rpc = () => createSolanaRpc(fv.rpcUrl);
   before(async () => {
     fv = await startFakeValidator();
-    rpc = createSolanaRpc(fv.rpcUrl);
   });
   after(() => fv.close());
 
@@ -63,9 +62,9 @@ describe('the fake validator serves the Clock sysvar and account subscriptions a
 
   it('moves the Clock to a new slot whenever the block time is set or advanced, as transactions then see it', async () => {
     fv.setTime(T0 + 100);
-    const before = await rpc.getAccountInfo(CLOCK_SYSVAR_ADDRESS, { encoding: 'base64' }).send();
+    const before = await rpc().getAccountInfo(CLOCK_SYSVAR_ADDRESS, { encoding: 'base64' }).send();
     fv.advanceTime(86_400);
-    const after = await rpc.getAccountInfo(CLOCK_SYSVAR_ADDRESS, { encoding: 'base64' }).send();
+    const after = await rpc().getAccountInfo(CLOCK_SYSVAR_ADDRESS, { encoding: 'base64' }).send();
     const clockOf = (r: typeof before) =>
       parseClockSysvarAccount({ owner: r.value!.owner, data: bytes(r.value!.data) });
     assert.equal(clockOf(before).unixTimestamp, BigInt(T0 + 100));

@@ -1,0 +1,42 @@
+// A vault's open approval requests: pending and not expired at a given time (the cluster's clock, for
+// the budget), newest first.
+import { and, asc, count, desc, eq, gt } from 'drizzle-orm';
+import type { Database } from '../../storage/database.js';
+import { overrides } from '../../storage/schema/overrides.js';
+import { vaults } from '../../storage/schema/vaults.js';
+import { overrideRecordColumns } from './override-reads.js';
+import { type OverrideResource, toOverrideResource } from './override-resource.js';
+
+/** How many open requests the budget lists (newest first). */
+export const PENDING_OVERRIDES_LIMIT = 100;
+// Requests expire an hour after their blocked transfer; a week back bounds the index scan with room to spare.
+const LOOKBACK_MS = 7 * 86_400_000;
+
+export async function listOpenOverrides(
+  db: Database,
+  input: { vaultId: string; at: Date; publicBaseUrl: string },
+): Promise<{ overrides: OverrideResource[]; total: number }> {
+  const where = and(
+    eq(overrides.vaultId, input.vaultId),
+    eq(overrides.status, 'pending'),
+    gt(overrides.expiresAt, input.at),
+    gt(overrides.createdAt, new Date(input.at.getTime() - LOOKBACK_MS)),
+  );
+  const records = await db
+    .select(overrideRecordColumns)
+    .from(overrides)
+    .innerJoin(vaults, eq(vaults.id, overrides.vaultId))
+    .where(where)
+    .orderBy(desc(overrides.createdAt), asc(overrides.id))
+    .limit(PENDING_OVERRIDES_LIMIT);
+  // Counted only when the list is cut short.
+  const total =
+    records.length < PENDING_OVERRIDES_LIMIT
+      ? records.length
+      : ((await db.select({ total: count() }).from(overrides).where(where))[0]?.total ?? records.length);
+  const context = { publicBaseUrl: input.publicBaseUrl, now: input.at };
+  return {
+    overrides: records.map((record) => toOverrideResource(record, context)),
+    total,
+  };
+}

@@ -157,6 +157,27 @@ describe('GET /api/vaults/:address/budget', () => {
     }
   });
 
+  test('lists at most 100 open approval requests and counts them all', async () => {
+    const at = (seconds: number) => new Date(seconds * 1000);
+    const rows = Array.from({ length: 101 }, (_, i) => ({
+      vaultId: vaultRow.id,
+      nonce: BigInt(1_000 + i),
+      destination: randomAddress(),
+      amount: SOL,
+      createdAt: at(T0 - 600 + i),
+      expiresAt: at(T0 + 3_000 + i),
+    }));
+    await testStorage.storage.db.insert(overrides).values(rows);
+    try {
+      const body = json(await getBudget());
+      assert.equal(body.pendingApprovals.length, 100);
+      assert.equal(body.pendingApprovalsTotal, 101);
+      assert.equal(body.pendingApprovals[0].nonce, '1100', 'newest first');
+    } finally {
+      await testStorage.storage.db.delete(overrides);
+    }
+  });
+
   test('accepts the record uuid and answers with the vault address', async () => {
     assert.equal(json(await getBudget(vaultRow.id)).vault, chainVault);
   });

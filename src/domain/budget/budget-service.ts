@@ -4,7 +4,7 @@
 import { AppError, validationError } from '../../errors.js';
 import { parseLamports } from '../../lib/lamports.js';
 import type { Database } from '../../storage/database.js';
-import { listOpenOverrides } from '../overrides/pending-overrides.js';
+import { createOpenOverrideReader } from '../overrides/pending-overrides.js';
 import { vaultNotFound } from '../vaults/vault-reads.js';
 import type { VaultDetail } from '../vaults/vault-resource.js';
 import {
@@ -34,6 +34,7 @@ export interface TransferCheckQuery {
 }
 
 export function createBudgetService(deps: BudgetServiceDeps) {
+  const listOpenOverrides = createOpenOverrideReader(deps.db);
   async function readVault(idOrAddress: string): Promise<VaultAtSlot & { id: string }> {
     const vault = await deps.getVault(idOrAddress);
     let state: Awaited<ReturnType<VaultChainStateReader['read']>>;
@@ -67,7 +68,7 @@ export function createBudgetService(deps: BudgetServiceDeps) {
     /** What the agent may still send, until when, under which rules; and the owner's open approvals. */
     async getBudget(idOrAddress: string): Promise<Budget> {
       const state = await readVault(idOrAddress);
-      const pending = await listOpenOverrides(deps.db, {
+      const pending = await listOpenOverrides({
         vaultId: state.id,
         at: new Date(Number(state.now) * 1000),
         publicBaseUrl: deps.publicBaseUrl,

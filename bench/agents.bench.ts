@@ -16,13 +16,13 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Address } from '@solana/kit';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { createDatabase } from '../src/storage/database.js';
+import { adminQuery } from '../test/support/database.js';
 import { createVault } from '../test/support/factories.js';
 import { startFakeValidator } from '../test/support/fake-validator/index.js';
 import { randomAddress } from '../test/support/fake-validator/scenarios.js';
 import { clientPool, fromClient } from './support/client-pool.js';
-import { buildDist, type ServerProcess, startCeiling, startServer } from './support/processes.js';
+import { buildDist, type ServerProcess, startApiService, startCeiling } from './support/processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -51,22 +51,12 @@ interface Figures {
   problems: number;
 }
 
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
 const fake = await startFakeValidator();
 
 /** A fresh database holding one vault that exists on the validator's chain, funded, its window open. */
 async function prepare(): Promise<{ databaseUrl: string; vault: Address; destination: Address }> {
-  await adminQuery(`drop database if exists ${DATABASE} with (force)`);
-  await adminQuery(`create database ${DATABASE}`);
+  await adminQuery(ADMIN_URL, `drop database if exists ${DATABASE} with (force)`);
+  await adminQuery(ADMIN_URL, `create database ${DATABASE}`);
   const url = new URL(ADMIN_URL);
   url.pathname = `/${DATABASE}`;
   const databaseUrl = url.toString();
@@ -90,32 +80,24 @@ async function prepare(): Promise<{ databaseUrl: string; vault: Address; destina
   return { databaseUrl, vault: created.vault, destination: randomAddress() };
 }
 
-function startService(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  return startServer({
-    args: args.tsx ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'],
-    cwd: root,
-    readyPath: '/api/health',
+const startService = (databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> =>
+  startApiService({
+    root,
+    tsx: args.tsx,
     env: {
-      ROLES: 'api',
       DATABASE_URL: databaseUrl,
       SOLANA_CLUSTER: 'localnet',
       SOLANA_RPC_URL: fake.rpcUrl,
       SOLANA_WS_URL: fake.wsUrl,
-      LOG_LEVEL: 'warn',
-      TRUST_PROXY: '1',
-      NODE_ENV: 'production',
       ...env,
     },
   });
-}
 
-/** Waits until the previous phase's requests have left the validator: none in flight, none new for 300 ms. */
+/** Waits until the previous phase's requests have left the validator: none new for 300 ms. */
 async function quiesce(): Promise<void> {
   for (let quietSince = performance.now(); performance.now() - quietSince < 300; ) {
-    const requests = fake.rpcRequests();
+    if (fake.rpcRequests().length > 0) quietSince = performance.now();
     fake.resetRpcRequests();
-    if (requests.length > 0 || requests.some((r) => r.endedAt === Number.POSITIVE_INFINITY))
-      quietSince = performance.now();
     await new Promise((done) => setTimeout(done, 50));
   }
 }
@@ -277,7 +259,7 @@ async function main(): Promise<void> {
     await live.stop();
     await fresh.stop();
     await fake.close();
-    await adminQuery(`drop database if exists ${DATABASE} with (force)`);
+    await adminQuery(ADMIN_URL, `drop database if exists ${DATABASE} with (force)`);
   }
   report(results, exact, Math.max(loadBefore, loadavg()[0]!));
 }

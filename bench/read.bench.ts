@@ -30,8 +30,8 @@ import {
   buildDist,
   processCpuSeconds,
   type ServerProcess,
+  startApiService,
   startCeiling,
-  startServer,
 } from './support/processes.js';
 import { ensureSeededDatabase, TRANSACTION_COUNT } from './support/read-seed.js';
 
@@ -120,21 +120,8 @@ function rssMbOf(server: ServerProcess): number {
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
 
-function startService(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  return startServer({
-    args: args.tsx ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'],
-    cwd: root,
-    readyPath: '/api/health',
-    env: {
-      ROLES: 'api',
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'warn',
-      TRUST_PROXY: '1',
-      NODE_ENV: 'production',
-      ...env,
-    },
-  });
-}
+const startService = (databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> =>
+  startApiService({ root, tsx: args.tsx, env: { DATABASE_URL: databaseUrl, ...env } });
 
 let admin: pg.Client | undefined;
 

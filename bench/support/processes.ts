@@ -116,3 +116,17 @@ export function buildDist(root: string, log: (line: string) => void): void {
     throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
   if (build.status !== 0) log('  (tsc reported type errors; running what it emitted)');
 }
+
+/** The service as production runs it (from dist/, or src/ through tsx): the api role behind one proxy hop. */
+export function startApiService(options: {
+  root: string;
+  tsx: boolean;
+  env: Record<string, string>;
+}): Promise<ServerProcess> {
+  return startServer({
+    args: options.tsx ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'],
+    cwd: options.root,
+    readyPath: '/api/health',
+    env: { ROLES: 'api', LOG_LEVEL: 'warn', TRUST_PROXY: '1', NODE_ENV: 'production', ...options.env },
+  });
+}

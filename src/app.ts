@@ -2,11 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import {
-  registerAjvFormats,
-  type TypeBoxTypeProvider,
-  TypeBoxValidatorCompiler,
-} from '@fastify/type-provider-typebox';
+import { registerAjvFormats, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { AppDeps } from './app-deps.js';
@@ -38,6 +34,7 @@ import { vaultRoutes } from './http/routes/vaults.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
 import { buildWebhookDocumentation } from './http/schemas/webhook-payloads.js';
+import { validatorCompiler } from './http/validator.js';
 import { deferredChildLogger } from './lib/logger.js';
 import { createServices, type Services } from './services.js';
 
@@ -81,7 +78,7 @@ export async function buildApp(
 
   app.addHook('onClose', () => services.close());
   if (deps.config.trustProxy === true) deps.logger.warn(TRUST_EVERY_HOP_WARNING);
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(validatorCompiler);
   app.addSchema(ErrorEnvelope);
   app.addSchema(ApiKey);
   app.addSchema(TransactionPreview);

@@ -30,7 +30,7 @@ export const NullableString = (
   options: { description?: string; format?: string } = {},
 ): TUnsafe<string | null> => Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
 
-/** One of a fixed set of strings, as `enum` (a bad value reads "must be equal to one of the allowed values"). */
+/** One of a fixed set of strings, as `enum` (a bad value is refused listing them: "must be one of a, b"). */
 export const StringEnum = <const T extends readonly string[]>(
   values: T,
   options: { description?: string } = {},

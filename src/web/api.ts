@@ -1,13 +1,14 @@
 // The service's JSON API from the pages (same origin), through the package's own client: the types
 // are the API's, the error is its VaultkeeperError.
 import {
+  type ConfirmRejectBody,
   createVaultkeeperClient,
   type OverrideRequest,
   type TransactionListItem,
   VaultkeeperError,
 } from '@vaultkeeper/client';
 
-export type { Analytics, Realtime, Vault } from '@vaultkeeper/client';
+export type { Analytics, Realtime, TransactionPreview, Vault } from '@vaultkeeper/client';
 export type Override = OverrideRequest;
 export type Transaction = TransactionListItem;
 
@@ -35,29 +36,26 @@ const client = createVaultkeeperClient({
   maxRetries: 0,
 });
 
-const actionAt = (at: OverrideAddress) => ({
-  vault: at.vault,
-  nonce: at.nonce,
-  ...(at.transfer === null ? {} : { transfer: at.transfer }),
-});
+/** The client's name of a request: an address without a transfer is the nonce's first, on purpose. */
+const requestOf = (at: OverrideAddress) =>
+  at.transfer === null
+    ? { vault: at.vault, nonce: at.nonce, first: true as const }
+    : { vault: at.vault, nonce: at.nonce, transfer: at.transfer };
 
 export const api = {
   getVault: (address: string) => client.vaults.get(address),
-  getOverride: (at: OverrideAddress) => client.overrides.get(actionAt(at)),
+  getOverride: (at: OverrideAddress) => client.overrides.get(requestOf(at)),
   listPendingOverrides: (vault: string) => client.overrides.list({ vault, status: 'pending', limit: 20 }),
   listTransactions: (vault: string, options: { limit?: number } = {}) =>
     client.transactions.list({ vault, limit: options.limit ?? 20 }),
   getAnalytics: (vault: string) => client.analytics.get({ vault, groupBy: 'day' }),
-  getRealtime: (vault: string) => client.analytics.realtime(vault),
-  approve: (at: OverrideAddress, account: string) => client.actions.approve(actionAt(at), { account }),
-  reject: (at: OverrideAddress, account: string) => client.actions.reject(actionAt(at), { account }),
+  getRealtime: (vault: string) => client.analytics.realtime({ vault }),
+  previewApproval: (at: OverrideAddress, account: string) =>
+    client.approvals.preview({ ...requestOf(at), account }),
+  approve: (at: OverrideAddress, account: string) => client.approvals.approve({ ...requestOf(at), account }),
+  reject: (at: OverrideAddress, account: string) => client.approvals.reject({ ...requestOf(at), account }),
   confirmReject: (
     at: OverrideAddress,
-    body: {
-      account: string;
-      signature: string;
-      data: Parameters<typeof client.actions.confirmReject>[1]['data'];
-      state: string;
-    },
-  ) => client.actions.confirmReject(actionAt(at), body),
+    body: { account: string; signature: string; data: ConfirmRejectBody['data']; state: string },
+  ) => client.approvals.confirmReject({ ...requestOf(at), ...body }),
 };

@@ -1,18 +1,10 @@
 // What the owner signs, shown before they sign: the approve transaction's instructions, compute units,
 // fees and its simulated effect on the payer, the vault, the destination and the treasury — or, when
 // the simulation fails, why, in words. Reads GET /api/overrides/:vault/:nonce/preview.
-import type { OverrideAddress } from './api.js';
+import { api, type OverrideAddress, type TransactionPreview } from './api.js';
+import { approvalCosts, rentExplanation } from './approval-costs.js';
 import { h } from './dom.js';
 import { lamportsText, shortAddress, sol } from './format.js';
-
-export interface TransactionPreview {
-  instructions: string[];
-  computeUnits: number | null;
-  priorityFeeLamports: string;
-  networkFeeLamports: string;
-  simulationError: { message: string } | null;
-  balanceChanges: { address: string; role: string; before: string; after: string; delta: string }[];
-}
 
 type State =
   | { kind: 'idle' }
@@ -21,7 +13,7 @@ type State =
   | { kind: 'failed'; account: string; message: string };
 
 const ROLE_LABELS: Record<string, string> = {
-  payer: 'Your wallet (pays the fees)',
+  payer: 'Your wallet (pays fees and any rent)',
   vault: 'Vault',
   destination: 'Destination',
   treasury: 'Protocol treasury',
@@ -35,15 +27,6 @@ const INSTRUCTION_LABELS: Record<string, string> = {
   execute_approved_override: 'Send the transfer',
 };
 
-async function fetchPreview(at: OverrideAddress, account: string): Promise<TransactionPreview> {
-  const query = new URLSearchParams({ account, ...(at.transfer === null ? {} : { transfer: at.transfer }) });
-  const path = `/api/overrides/${encodeURIComponent(at.vault)}/${encodeURIComponent(at.nonce)}/preview?${query}`;
-  const response = await fetch(path, { cache: 'no-store', headers: { accept: 'application/json' } });
-  const body = (await response.json()) as TransactionPreview & { error?: string };
-  if (!response.ok) throw new Error(body.error ?? `The preview failed (${response.status}).`);
-  return body;
-}
-
 /** The preview section: `show(account)` (re)loads it for a wallet; `element()` renders the current state. */
 export function createPreviewSection(at: OverrideAddress, onChange: () => void) {
   let state: State = { kind: 'idle' };
@@ -52,7 +35,7 @@ export function createPreviewSection(at: OverrideAddress, onChange: () => void) 
       state = { kind: 'loading', account };
       onChange();
       try {
-        state = { kind: 'ready', account, preview: await fetchPreview(at, account) };
+        state = { kind: 'ready', account, preview: await api.previewApproval(at, account) };
       } catch (error) {
         state = { kind: 'failed', account, message: error instanceof Error ? error.message : String(error) };
       }
@@ -89,7 +72,13 @@ function renderPreview(state: State): HTMLElement | null {
       instructionList(preview),
     );
   }
-  return section(instructionList(preview), costList(preview), balanceTable(preview));
+  const note = rentExplanation(approvalCosts(preview), sol);
+  return section(
+    instructionList(preview),
+    costList(preview),
+    note === null ? null : h('p', { class: 'muted', 'data-testid': 'preview-rent-note' }, note),
+    balanceTable(preview),
+  );
 }
 
 function instructionList(preview: TransactionPreview): HTMLElement {
@@ -103,7 +92,7 @@ function instructionList(preview: TransactionPreview): HTMLElement {
 }
 
 function costList(preview: TransactionPreview): HTMLElement {
-  const total = BigInt(preview.networkFeeLamports) + BigInt(preview.priorityFeeLamports);
+  const { fees, rent, total } = approvalCosts(preview);
   const row = (label: string, value: string, testId: string) =>
     h('div', {}, h('dt', {}, label), h('dd', { 'data-testid': testId }, value));
   return h(
@@ -112,7 +101,13 @@ function costList(preview: TransactionPreview): HTMLElement {
     row('Compute units', (preview.computeUnits ?? 0).toLocaleString('en-US'), 'preview-units'),
     row('Network fee', sol(preview.networkFeeLamports), 'preview-network-fee'),
     row('Priority fee', sol(preview.priorityFeeLamports), 'preview-priority-fee'),
-    row('You pay in fees', `${sol(total)} (${lamportsText(total)})`, 'preview-total-fee'),
+    row('You pay in fees', `${sol(fees)} (${lamportsText(fees)})`, 'preview-total-fee'),
+    rent === 0n
+      ? null
+      : row('Override account rent (not refunded)', `${sol(rent)} (${lamportsText(rent)})`, 'preview-rent'),
+    rent === 0n
+      ? null
+      : row('Your wallet pays in all', `${sol(total)} (${lamportsText(total)})`, 'preview-total'),
   );
 }
 

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import type { Page } from 'playwright-core';
+import { findPendingOverrideAddress } from '../../src/chain/pdas.js';
+import { formatSol } from '../../src/lib/lamports.js';
 import { createTestWallet, type TestWallet } from '../support/wallet.js';
 import {
   ARTIFACTS,
@@ -39,6 +41,10 @@ async function screenshots(page: Page, name: string) {
   await page.setViewportSize({ width: 1100, height: 900 });
 }
 
+/** The lamports of "0.0018 SOL (1,808,100 lamports)". */
+const lamportsOf = (text: string | null) =>
+  BigInt(/\(([0-9,]+) lamports\)/.exec(text ?? '')![1]!.replaceAll(',', ''));
+
 async function connectOnPage(vault: Address, nonce: string) {
   const page = await openPage(stack, owner);
   await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
@@ -67,13 +73,29 @@ describe('approval page: what you sign', () => {
     assert.equal(await page.getByTestId('delta-destination').textContent(), '+2 SOL');
     assert.equal(await page.getByTestId('delta-vault').textContent(), '−2.001 SOL');
     assert.equal(await page.getByTestId('delta-treasury').textContent(), '+0.001 SOL');
+    // The wallet pays more than the fees: the page says the difference is the override account's rent,
+    // and that it stays there.
+    const fees = lamportsOf(await page.getByTestId('preview-total-fee').textContent());
+    assert.equal(await page.getByTestId('preview-rent').textContent(), '0.00180264 SOL (1,802,640 lamports)');
+    const total = lamportsOf(await page.getByTestId('preview-total').textContent());
+    assert.equal(total, fees + 1_802_640n);
+    assert.equal(await page.getByTestId('delta-payer').textContent(), `−${formatSol(total)} SOL`);
+    assert.match(
+      (await page.getByTestId('preview-rent-note').textContent()) ?? '',
+      /rent for the override account .*\(PendingOverride, 131 bytes.*\. The rent does not come back/,
+    );
     await screenshots(page, 'approval-preview');
 
+    const before = stack.fake.balance(owner.address as Address);
     await page.getByTestId('approve').click();
     await page.locator('[data-state="executed"]').waitFor({ timeout: 30_000 });
     const executed = stack.fake.ledger().at(-1)!;
     const paid = executed.events.find((e) => e.name === 'TransactionExecuted');
     assert.equal(paid && 'data' in paid ? String(paid.data.amount) : '', String(2n * SOL));
+    // What the page said: the wallet paid fees and rent, and the rent stayed in the override account.
+    assert.equal(before - stack.fake.balance(owner.address as Address), total);
+    const [pending] = await findPendingOverrideAddress(stack.fake.programId, vault, BigInt(nonce));
+    assert.equal(stack.fake.balance(pending), 1_802_640n);
     assert.deepEqual(errorsOf(page), []);
     await page.context().close();
   });

@@ -32,6 +32,11 @@ const TYPES: [name: string, method: string, path: string, where: string][] = [
   ['Analytics', 'get', '/api/analytics', '200'],
   ['AnalyticsQuery', 'get', '/api/analytics', 'query'],
   ['Realtime', 'get', '/api/analytics/realtime', '200'],
+  ['RealtimeQuery', 'get', '/api/analytics/realtime', 'query'],
+  ['TransactionPreview', 'get', '/api/overrides/{vault}/{nonce}/preview', '200'],
+  ['ApprovalPreviewQuery', 'get', '/api/overrides/{vault}/{nonce}/preview', 'query'],
+  ['ConfirmApproveBody', 'post', '/api/actions/{vault}/{nonce}/approve/confirm', 'body'],
+  ['CompletedAction', 'post', '/api/actions/{vault}/{nonce}/approve/confirm', '200'],
   ['CreateWebhookBody', 'post', '/api/webhooks', 'body'],
   ['WebhookWithSecret', 'post', '/api/webhooks', '201'],
   ['PageQuery', 'get', '/api/webhooks', 'query'],
@@ -99,20 +104,67 @@ function schemaAt(method: string, path: string, where: string): JsonSchema {
   return json((operation.responses as Record<string, { content: unknown }>)[where]!.content);
 }
 
+/** Calls a user may write: the first five must not compile (one per line, from line 4). */
+const CALLS = fileURLToPath(new URL('approval-calls.ts', import.meta.url));
+const CALL_LINES = [
+  "import { createVaultkeeperClient, type Override } from '@vaultkeeper/client';",
+  'declare const override: Override;',
+  "const c = createVaultkeeperClient({ baseUrl: 'https://vaultkeeper.example.com' });",
+  "const vault = 'V', account = 'A';",
+  "c.approvals.approve({ vault, nonce: '0', account });",
+  'c.approvals.preview({ vault, nonce: 0, account });',
+  "c.approvals.confirm({ vault, nonce: 0n, account, signature: 's' });",
+  "c.actions.approve({ vault, nonce: '0' }, { account });",
+  "c.approvals.approve({ vault, nonce: '0', transfer: 's', first: true, account });",
+  "c.approvals.approve({ vault, nonce: '0', transfer: 's', account });",
+  "c.approvals.approve({ vault, nonce: '0', first: true, account });",
+  'c.approvals.approve({ ...override, account });',
+  "c.approvals.confirm({ ...override, account, signature: 's' });",
+  'c.actions.approve(override, { account });',
+  'c.analytics.realtime({ vault });',
+  'c.analytics.realtime(vault);',
+];
+
+/** One program (type-checking the client costs seconds) holding the client and the calls above. */
+const program = (() => {
+  let built: ts.Program | undefined;
+  return () => {
+    if (built !== undefined) return built;
+    const options: ts.CompilerOptions = {
+      strict: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      customConditions: ['vaultkeeper-source'],
+      lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+      noEmit: true,
+    };
+    const host = ts.createCompilerHost(options);
+    const read = host.getSourceFile;
+    host.getSourceFile = (name, version) =>
+      name === CALLS
+        ? ts.createSourceFile(name, CALL_LINES.join('\n'), version)
+        : read.call(host, name, version);
+    built = ts.createProgram([ENTRY, CALLS], options, host);
+    return built;
+  };
+})();
+
 test("the client package's types match the served OpenAPI schemas, property by property", () => {
-  const program = ts.createProgram([ENTRY], {
-    strict: true,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    customConditions: ['vaultkeeper-source'],
-    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
-    noEmit: true,
-  });
-  const differences = createTypeSchemaComparer(program);
+  const differences = createTypeSchemaComparer(program());
   const found = TYPES.flatMap(([name, method, path, where]) =>
     differences(ENTRY, name, schemaAt(method, path, where), resolve),
   );
   assert.deepEqual(found, []);
+});
+
+test('a decision named by vault and nonce alone does not compile; by transfer, first: true or the override object it does', () => {
+  const failing = ts
+    .getPreEmitDiagnostics(program(), program().getSourceFile(CALLS))
+    .map((d) => d.file!.getLineAndCharacterOfPosition(d.start!).line);
+  assert.deepEqual(
+    [...new Set(failing)].sort((a, b) => a - b),
+    [4, 5, 6, 7, 8],
+  );
 });
 
 test('the comparison notices a difference: a missing, an extra and a retyped property', () => {

@@ -336,7 +336,18 @@ describe('Action plumbing', () => {
       400,
       'VALIDATION_ERROR',
     );
-    assert.equal(wrongType.message, 'type: must be string');
+    assert.equal(wrongType.message, 'type: must be one of transaction, message, post, external-link');
+    const unknownType = assertActionError(
+      await post(`${s.url}/approve`, { account: s.owner.address, type: 'sign' }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    assert.equal(unknownType.message, 'type: must be one of transaction, message, post, external-link');
+    assert.equal(
+      (unknownType.details as { issues: unknown[] }).issues.length,
+      1,
+      'one issue, not one per value',
+    );
     const notJson = await app.inject({
       method: 'POST',
       url: `${s.url}/approve`,

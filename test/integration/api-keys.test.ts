@@ -301,6 +301,41 @@ describe('a key acts as its wallet', () => {
     assert.equal(await lastUsed(), at(start0 + 61_000));
   });
 
+  test('a 401 without credentials names every way in the route accepts, and which wallet headers are missing', async () => {
+    const app = await start();
+    const messageOf = (response: LightMyRequestResponse) => {
+      assertRefused(response, 401, 'UNAUTHORIZED', 'missing_headers');
+      return response.json().error as string;
+    };
+    // Key or wallet: both named.
+    assert.equal(
+      messageOf(await rename(app, {}, 'Nope')),
+      'Authentication required: send an API key (Authorization: Bearer vk_…) or a wallet signature (X-Wallet-Address, X-Signature and X-Message)',
+    );
+    assert.equal(
+      messageOf(await app.inject({ url: '/api/webhooks', headers: { 'x-wallet-address': owner.address } })),
+      'Authentication required: send an API key (Authorization: Bearer vk_…) or a wallet signature (X-Wallet-Address, X-Signature and X-Message; X-Signature and X-Message missing)',
+    );
+    // Creating a key: the wallet signature only.
+    assert.equal(
+      messageOf(await app.inject({ method: 'POST', url: '/api/api-keys', payload: { name: 'CI' } })),
+      'Authentication required: send a wallet signature (X-Wallet-Address, X-Signature and X-Message); API keys are not accepted on this route',
+    );
+    // A Blink POST: the headers are optional, but go together, and keys are not taken.
+    const override = await createOverride(db.storage.db, { vault });
+    const blink = await app.inject({
+      method: 'POST',
+      url: `/api/actions/${vault.address}/${override.nonce}/approve`,
+      headers: { 'x-wallet-address': owner.address, 'x-message': 'm' },
+      payload: { account: owner.address },
+    });
+    assert.equal(
+      messageOf(blink),
+      'Wallet signature headers are optional here, but when sent they must make a wallet signature (X-Wallet-Address, X-Signature and X-Message; X-Signature missing); API keys are not accepted on this route',
+    );
+    assert.equal(blink.json().message, blink.json().error);
+  });
+
   test('Blink POSTs take no key: 401 wallet_required, while the wallet flow is unchanged', async () => {
     const app = await start();
     const { key } = await createKey(app, owner);

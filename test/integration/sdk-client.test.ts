@@ -18,13 +18,16 @@ import {
   fromKitSigner,
   fromSecretKey,
   fromWalletStandard,
+  type TransactionPreview,
   toBase58,
   VaultkeeperError,
 } from 'vaultkeeper/client';
 import { buildApp } from '../../src/app.js';
+import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { randomAddress } from '../support/factories.js';
 import { SOL, useIngestionHarness } from '../support/ingestion-harness.js';
 import { waitForSignatures } from '../support/ingestor.js';
+import { rpcCall } from '../support/json-rpc.js';
 import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
 const execFileAsync = promisify(execFile);
@@ -163,9 +166,11 @@ describe('vaultkeeper/client reads', () => {
     const analytics = await client.analytics.get({ vault: s.vault, groupBy: 'day' });
     assert.equal(analytics.summary.totalSpent, String(6n * SOL));
     assert.equal(analytics.summary.blockedCount, 2);
-    const realtime = await client.analytics.realtime(s.vault);
+    const realtime = await client.analytics.realtime({ vault: s.vault });
     assert.equal(realtime.vault, s.vault);
     assert.equal(realtime.balance, String(h.fake.balance(vault.depositAddress as Address)));
+    // The earlier string form still works (deprecated in the types).
+    assert.equal((await client.analytics.realtime(s.vault)).balance, realtime.balance);
 
     // The feed from its start: this vault's events, in order, until the caller stops.
     const controller = new AbortController();
@@ -247,14 +252,14 @@ describe('vaultkeeper/client wallet auth', () => {
 });
 
 describe('vaultkeeper/client Blinks and webhooks', () => {
-  test('actions: rules, metadata, approve, reject at once with a signer and through the sign-message flow without', async () => {
+  test('actions: rules, metadata, and the deprecated approve, reject and confirmReject name one request', async () => {
     await serve();
     const owner = createTestWallet();
     const s = await seed(owner);
     const client = clientFor(owner);
     const anonymous = clientFor();
-    const first = { vault: s.vault, nonce: '0' };
-    const second = { ...first, transfer: s.blocked[1]!.signature };
+    const first = { vault: s.vault, nonce: '0', first: true } as const;
+    const second = { vault: s.vault, nonce: '0', transfer: s.blocked[1]!.signature };
     assert.ok((await anonymous.actions.rules()).rules.some((r) => r.apiPath === '/api/actions/**'));
     const metadata = await anonymous.actions.get(second);
     assert.deepEqual(
@@ -321,6 +326,116 @@ describe('vaultkeeper/client Blinks and webhooks', () => {
     assert.equal(await client.webhooks.delete(hook.id), undefined);
     const gone = await failure(client.webhooks.get(hook.id));
     assert.deepEqual([gone.status, gone.code], [404, 'WEBHOOK_NOT_FOUND']);
+  });
+});
+
+/**
+ * The seeded vault's two blocked transfers (20 then 30 SOL, both announcing override nonce 0) and an
+ * override of 5 SOL its owner then created on chain without a blocked transfer (transferSignature null).
+ */
+async function seedRequests(owner: TestWallet) {
+  const { vault, blocked } = await seed(owner);
+  const onChain = await h.fake.createOverride(vault, {
+    destination: randomAddress() as Address,
+    amount: 5n * SOL,
+  });
+  await waitForSignatures(h.storage.storage, [onChain.signature]);
+  const { overrides } = await clientFor().overrides.list({ vault });
+  const byAmount = (sol: bigint) => overrides.find((o) => o.amount === String(sol * SOL))!;
+  return { vault, blocked, first: byAmount(20n), second: byAmount(30n), onChain: byAmount(5n) };
+}
+
+/** Signs the unsigned approve transaction as the owner and sends it to the cluster; its signature. */
+async function signAndSend(owner: TestWallet, transaction: string): Promise<string> {
+  const wire = Buffer.from(transaction, 'base64');
+  wire.set(owner.sign(decodeTransactionBase64(transaction).messageBytes), 1);
+  return rpcCall<string>(h.fake.rpcUrl, 'sendTransaction', [wire.toString('base64'), { encoding: 'base64' }]);
+}
+
+const transferred = (preview: TransactionPreview) =>
+  preview.balanceChanges.find((b) => b.role === 'destination')?.delta;
+
+describe('vaultkeeper/client approvals', () => {
+  test('preview, approve and confirm act on the request the caller names: by override object, transfer or first', async () => {
+    await serve();
+    const owner = createTestWallet();
+    const r = await seedRequests(owner);
+    const client = clientFor(owner);
+    const account = owner.address;
+    assert.equal(r.onChain.transferSignature, null);
+
+    // The override objects as listed: each previews its own transfer, the on-chain one included.
+    assert.equal(transferred(await client.approvals.preview({ ...r.second, account })), String(30n * SOL));
+    const onChain = await client.approvals.preview({ ...r.onChain, account });
+    assert.equal(transferred(onChain), String(5n * SOL));
+    assert.deepEqual(onChain.instructions.slice(2), ['approve_override', 'execute_approved_override']);
+    const byTransfer = { vault: r.vault, nonce: 0, transfer: r.blocked[0]!.signature };
+    assert.equal(transferred(await client.approvals.preview({ ...byTransfer, account })), String(20n * SOL));
+    const first = { vault: r.vault, nonce: 0n, first: true } as const;
+    assert.equal(transferred(await client.approvals.preview({ ...first, account })), String(20n * SOL));
+
+    // Approve the 30 SOL request through its object: sign, send, confirm.
+    const approval = await client.approvals.approve({ ...r.second, account });
+    assert.equal(new URL(approval.links.next.href).searchParams.get('transfer'), r.blocked[1]!.signature);
+    const signature = await signAndSend(owner, approval.transaction);
+    const done = await clientFor().approvals.confirm({ ...r.second, account, signature });
+    assert.equal(done.type, 'completed');
+    assert.ok(done.description.includes('30 SOL'), done.description);
+    assert.ok(done.description.includes(signature), done.description);
+    // The same signature is not the first request's approval.
+    const mismatch = await failure(clientFor().approvals.confirm({ ...first, account, signature }));
+    assert.deepEqual([mismatch.status, mismatch.code], [422, 'TRANSACTION_MISMATCH']);
+
+    // Reject the on-chain one by its object; the first request stays pending.
+    const rejected = await client.approvals.reject({ ...r.onChain, account });
+    assert.equal(rejected.type, 'post');
+    const after = await clientFor().overrides.list({ vault: r.vault });
+    const statusOf = (id: string) => after.overrides.find((o) => o.id === id)?.status;
+    assert.deepEqual([statusOf(r.first.id), statusOf(r.onChain.id)], ['pending', 'rejected']);
+  });
+
+  test('a decision that names only vault and nonce is refused before anything is sent, saying how to name it', async () => {
+    await serve();
+    const owner = createTestWallet();
+    const client = clientFor(owner);
+    const vault = randomAddress();
+    const account = owner.address;
+    const bare = { vault, nonce: '0' } as never;
+    const wrong = [
+      client.approvals.preview({ vault, nonce: '0', account } as never),
+      client.approvals.approve({ vault, nonce: '0', account } as never),
+      client.approvals.confirm({ vault, nonce: '0', account, signature: 'x' } as never),
+      client.approvals.reject({ vault, nonce: '0', account } as never),
+      client.actions.approve(bare, { account }),
+      client.actions.reject(bare, { account }),
+      client.approvals.approve({ vault, nonce: '0', transfer: 'x', first: true, account } as never),
+      // An override object whose blinkUrl is another request's.
+      client.approvals.approve({
+        vault,
+        nonce: '0',
+        transferSignature: null,
+        blinkUrl: `${baseUrl}/api/actions/${vault}/1`,
+        account,
+      }),
+    ];
+    const refusals = await Promise.all(
+      wrong.map((call) =>
+        call.then(
+          () => null,
+          (error: unknown) => error,
+        ),
+      ),
+    );
+    for (const error of refusals) assert.ok(error instanceof TypeError, String(error));
+    const messages = refusals.map((e) => (e as TypeError).message);
+    assert.match(
+      messages[0]!,
+      /^approvals\.preview needs the approval request named unambiguously: \{ vault, nonce, transfer \}.*the override object.*\{ vault, nonce, first: true \}/,
+    );
+    assert.match(messages[4]!, /^actions\.approve needs/);
+    assert.match(messages[6]!, /either transfer or first: true, not both/);
+    assert.match(messages[7]!, /blinkUrl names another request/);
+    assert.equal(seen.length, 0, 'nothing was sent');
   });
 });
 

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
+import { WEBHOOK_EVENTS } from '../../src/domain/webhooks/webhook-events.js';
 import { webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
 import { createVault, randomAddress } from '../support/factories.js';
 import { useWebhookApi } from '../support/webhooks-api.js';
@@ -71,6 +72,7 @@ describe('POST /api/webhooks', () => {
     });
     assert.equal(response.status, 401);
     assert.equal(response.body!.code, 'UNAUTHORIZED');
+    assert.match(response.body!.error, /API key \(Authorization: Bearer vk_…\) or a wallet signature/);
   });
 
   test('rejects empty, unknown or repeated events and unknown fields', async () => {
@@ -86,6 +88,18 @@ describe('POST /api/webhooks', () => {
       assert.equal(response.body!.code, 'VALIDATION_ERROR');
       assert.ok(response.body!.details.issues.length > 0);
     }
+  });
+
+  test('an unknown event is refused naming every event a subscription can ask for', async () => {
+    const response = await api.call('POST', '/api/webhooks', api.owner, {
+      url: 'https://a.example.com',
+      events: ['vault.paused', 'vault.exploded'],
+    });
+    assert.equal(response.status, 400);
+    const expected = `must be one of ${WEBHOOK_EVENTS.join(', ')}`;
+    assert.equal(response.body!.error, `events.1: ${expected}`);
+    assert.deepEqual(response.body!.details.issues, [{ path: 'body.events.1', message: expected }]);
+    assert.ok(WEBHOOK_EVENTS.includes('transaction.executed') && WEBHOOK_EVENTS.length > 5);
   });
 
   test('accepts only https public URLs unless private URLs are allowed, and mailto only with SMTP', async () => {

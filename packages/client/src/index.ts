@@ -1,4 +1,5 @@
 // @vaultkeeper/client: a typed method for every API route, on fetch (Node 20+, browsers, edge runtimes).
+import { actionMethods, approvalMethods, type OverrideAddress } from './approvals.js';
 import { type EventStreamOptions, followEvents } from './live-feed.js';
 import {
   type CallOptions,
@@ -8,18 +9,12 @@ import {
   type TransportOptions,
 } from './transport.js';
 import type {
-  ActionMetadata,
-  ActionPostRequest,
-  ActionsJson,
-  ActionTransaction,
   Analytics,
   AnalyticsQuery,
   ApiKeyList,
   ApiKeyWithKey,
   AuthVerifyResponse,
   Budget,
-  CompletedAction,
-  ConfirmRejectBody,
   CreateApiKeyBody,
   CreateVaultBody,
   CreateVaultResponse,
@@ -34,9 +29,9 @@ import type {
   PageQuery,
   Pagination,
   Realtime,
+  RealtimeQuery,
   RecoverBody,
   Recovered,
-  RejectResponse,
   TransactionDetail,
   TransactionList,
   TransactionListQuery,
@@ -55,6 +50,14 @@ import type {
 } from './types.js';
 
 export { FEED_EVENTS, isFeedEventName } from '@vaultkeeper/webhooks';
+export type {
+  ApprovalByTransfer,
+  ApprovalInput,
+  ApprovalRequest,
+  FirstApprovalOfNonce,
+  OverrideAddress,
+  OverrideReference,
+} from './approvals.js';
 export { fromBase58, toBase58 } from './encoding.js';
 export type { EventStreamOptions } from './live-feed.js';
 export type { KitMessagePartialSigner, MessageSigner, WalletStandardSignMessage } from './signers.js';
@@ -76,12 +79,6 @@ export type OverrideRequest = Override;
 
 /** Page-less list queries: the iterators walk every page themselves (`limit` sets their page size). */
 type Walk<Q> = Omit<Q, 'page'>;
-/** Where an override or Action lives: its vault, nonce and (for all but the first) its transfer. */
-export interface OverrideAddress {
-  vault: string;
-  nonce: string | number | bigint;
-  transfer?: string | undefined;
-}
 
 /** Yields every item of a paginated list, one page request at a time, in the list's order. */
 async function* walk<Item>(
@@ -262,43 +259,19 @@ function apiKeyMethods(t: Transport) {
   };
 }
 
-function actionMethods(t: Transport) {
-  const path = ({ vault, nonce }: OverrideAddress, rest = '') =>
-    `/api/actions/${seg(vault)}/${seg(nonce)}${rest}`;
-  const post = <T>(
-    at: OverrideAddress,
-    rest: string,
-    body: unknown,
-    auth: 'optional' | 'none',
-    o: CallOptions,
-  ) =>
-    t.request<T>({
-      method: 'POST',
-      path: path(at, rest),
-      query: { transfer: at.transfer },
-      body,
-      auth,
-      ...o,
-    });
+function analyticsMethods(t: Transport) {
+  /** Today's figures of one vault: balance, spent today, utilization. */
+  function realtime(query: RealtimeQuery, o?: CallOptions): Promise<Realtime>;
+  /** @deprecated Pass `{ vault }`: like every method, realtime takes its query as one object. */
+  function realtime(vault: string, o?: CallOptions): Promise<Realtime>;
+  function realtime(query: RealtimeQuery | string, o: CallOptions = {}): Promise<Realtime> {
+    const vault = typeof query === 'string' ? query : query?.vault;
+    return t.request<Realtime>({ method: 'GET', path: '/api/analytics/realtime', query: { vault }, ...o });
+  }
   return {
-    /** actions.json: which URLs of the host are Action APIs. */
-    rules: (o: CallOptions = {}) => t.request<ActionsJson>({ method: 'GET', path: '/actions.json', ...o }),
-    /** The Blink metadata of an override. */
-    get: (at: OverrideAddress, o: CallOptions = {}) =>
-      t.request<ActionMetadata>({
-        method: 'GET',
-        path: path(at),
-        query: { transfer: at.transfer },
-        ...o,
-      }),
-    /** The unsigned transaction approving the override and executing its transfer; signed when a signer is set. */
-    approve: (at: OverrideAddress, body: ActionPostRequest, o: CallOptions = {}) =>
-      post<ActionTransaction>(at, '/approve', body, 'optional', o),
-    /** With a signer, rejects at once (`post`); without one, answers the message to sign (`message`). */
-    reject: (at: OverrideAddress, body: ActionPostRequest, o: CallOptions = {}) =>
-      post<RejectResponse>(at, '/reject', body, 'optional', o),
-    confirmReject: (at: OverrideAddress, body: ConfirmRejectBody, o: CallOptions = {}) =>
-      post<CompletedAction>(at, '/reject/confirm', body, 'none', o),
+    get: (query: AnalyticsQuery = {}, o: CallOptions = {}) =>
+      t.request<Analytics>({ method: 'GET', path: '/api/analytics', query: query as Query, ...o }),
+    realtime,
   };
 }
 
@@ -332,14 +305,10 @@ export function createVaultkeeperClient(options: TransportOptions) {
     vaults: vaultMethods(t),
     transactions: transactionMethods(t),
     overrides: overrideMethods(t),
-    analytics: {
-      get: (query: AnalyticsQuery = {}, o: CallOptions = {}) =>
-        t.request<Analytics>({ method: 'GET', path: '/api/analytics', query: query as Query, ...o }),
-      realtime: (vault: string, o: CallOptions = {}) =>
-        t.request<Realtime>({ method: 'GET', path: '/api/analytics/realtime', query: { vault }, ...o }),
-    },
+    analytics: analyticsMethods(t),
     webhooks: webhookMethods(t),
     apiKeys: apiKeyMethods(t),
+    approvals: approvalMethods(t),
     actions: actionMethods(t),
     events: {
       /**

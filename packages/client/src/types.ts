@@ -177,6 +177,11 @@ export interface Analytics {
   spendingByPeriod: { period: string; amount: string; count: number }[];
 }
 
+export interface RealtimeQuery {
+  /** The vault address. */
+  vault: string;
+}
+
 export interface Realtime {
   vault: string;
   timestamp: string;
@@ -406,6 +411,49 @@ export interface ActionTransaction {
   message: string;
   /** Action chaining: POST `{ account, signature }` to `next.href` once the transaction is sent. */
   links: { next: { type: 'post'; href: string } };
+}
+
+/** GET /api/overrides/:vault/:nonce/preview: the query besides the request's address. */
+export interface ApprovalPreviewQuery {
+  /** The wallet that would sign: the vault authority. */
+  account: string;
+  /** The blocked transfer, for every request but the nonce's first. */
+  transfer?: string;
+}
+
+/** One account's lamports before and after the simulated approve (decimal strings; `delta` signed). */
+export interface BalanceChange {
+  address: string;
+  /** `payer`: the signing wallet, which pays the fees (and the override account's rent when it is created). */
+  role: 'payer' | 'vault' | 'destination' | 'treasury';
+  before: string;
+  after: string;
+  delta: string;
+}
+
+/** What approving signs and does: the approve transaction for `account`, simulated. */
+export interface TransactionPreview {
+  /** Instruction names in order, the compute budget ones included. */
+  instructions: string[];
+  /** The SetComputeUnitLimit the transaction carries; null when the simulation failed. */
+  computeUnits: number | null;
+  priorityFeeLamports: string;
+  networkFeeLamports: string;
+  /** Why approving now would fail (then `balanceChanges` is empty), or null. */
+  simulationError: {
+    message: string;
+    programError: { code: number; name: string } | null;
+    runtimeError: string | null;
+  } | null;
+  balanceChanges: BalanceChange[];
+}
+
+/** Action chaining after approve: the transaction the wallet sent. */
+export interface ConfirmApproveBody {
+  account: string;
+  /** base58 signature of the sent approve transaction. */
+  signature: string;
+  type?: string;
 }
 
 /** Solana Actions 2.4 SignMessageData. */

@@ -1,22 +1,10 @@
 // The preview of an approve: what the owner signs (instructions, compute units, fees) and what it does
 // to the balances of the payer, the vault, the destination and the treasury, or why it would fail.
+import type { BalanceChange, TransactionPreview } from '@vaultkeeper/client';
 import type { LandingOutcome } from '../landing/transaction-landing.js';
 
-export type BalanceRole = 'payer' | 'vault' | 'destination' | 'treasury';
-
-export interface TransactionPreview {
-  instructions: string[];
-  /** The SetComputeUnitLimit the transaction carries (null when the simulation failed). */
-  computeUnits: number | null;
-  priorityFeeLamports: string;
-  networkFeeLamports: string;
-  simulationError: {
-    message: string;
-    programError: { code: number; name: string } | null;
-    runtimeError: string | null;
-  } | null;
-  balanceChanges: { address: string; role: BalanceRole; before: string; after: string; delta: string }[];
-}
+export type { TransactionPreview };
+export type BalanceRole = BalanceChange['role'];
 
 /** Balances come in the order payer, then `roles` after it (vault, destination, treasury). */
 export function toPreview(outcome: LandingOutcome, roles: readonly BalanceRole[]): TransactionPreview {

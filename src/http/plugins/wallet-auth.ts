@@ -73,6 +73,26 @@ const bothGiven = () =>
     'Send either Authorization: Bearer <API key> or the wallet signature headers, not both',
   );
 
+const WALLET_HEADERS = ['X-Wallet-Address', 'X-Signature', 'X-Message'] as const;
+
+/**
+ * 401 missing_headers naming every way in the route accepts: an API key or a wallet signature, or (where
+ * keys are refused) the wallet signature alone; and which wallet headers are missing when some were sent.
+ */
+function credentialsMissing(headers: WalletAuthHeaders, route: { keys: boolean; optional: boolean }) {
+  const values = [headers.address, headers.signature, headers.message];
+  const missing = WALLET_HEADERS.filter((_, i) => !values[i]);
+  const partly = missing.length < WALLET_HEADERS.length ? `; ${missing.join(' and ')} missing` : '';
+  const wallet = `a wallet signature (X-Wallet-Address, X-Signature and X-Message${partly})`;
+  const key = 'an API key (Authorization: Bearer vk_…)';
+  const noKeys = 'API keys are not accepted on this route';
+  const keys = route.keys ? '' : `; ${noKeys}`;
+  const message = route.optional
+    ? `Wallet signature headers are optional here, but when sent they must make ${wallet}${keys}`
+    : `Authentication required: send ${route.keys ? `${key} or ` : ''}${wallet}${keys}`;
+  return new AppError('UNAUTHORIZED', message, { reason: 'missing_headers' });
+}
+
 const walletRequired = () =>
   new AppError(
     'UNAUTHORIZED',
@@ -100,8 +120,12 @@ async function authenticate(request: FastifyRequest, { walletAuth, apiKeys }: Cr
     return;
   }
   if (config.auth === 'optional' && !walletGiven) return;
+  const headers = readWalletHeaders(request);
+  if (!headers.address || !headers.signature || !headers.message) {
+    throw credentialsMissing(headers, { keys: keysAccepted, optional: config.auth === 'optional' });
+  }
   request.wallet = await walletAuth.authenticate(
-    readWalletHeaders(request),
+    headers,
     { method: request.method, target: request.url, body: request.rawBody },
     { requireBinding: config.requestBound === true },
   );

@@ -16,7 +16,7 @@ import type { SolanaRpc } from './rpc.js';
 export type EncodedAccount = {
   readonly owner: Address;
   readonly lamports: bigint;
-  readonly data: readonly [string, 'base64'] | readonly [string, string];
+  readonly data: readonly [string, string];
 } | null;
 
 const bytesOf = (account: NonNullable<EncodedAccount>) =>

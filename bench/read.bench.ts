@@ -11,8 +11,7 @@
 // The service runs as `npm start` does, from dist/ (built first); --tsx runs src/ through tsx instead.
 // DATABASE_URL (admin connection; default postgres://postgres@127.0.0.1:5432/test) hosts the seeded
 // database vk_bench_read; --redis runs the cached phases with REDIS_URL (default redis://127.0.0.1:6379).
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
@@ -27,7 +26,13 @@ import {
   measureEmbeddedFootprint,
   reportEmbeddedFootprint,
 } from './support/embedded-footprint.js';
-import { processCpuSeconds, type ServerProcess, startCeiling, startServer } from './support/processes.js';
+import {
+  buildDist,
+  processCpuSeconds,
+  type ServerProcess,
+  startApiService,
+  startCeiling,
+} from './support/processes.js';
 import { ensureSeededDatabase, TRANSACTION_COUNT } from './support/read-seed.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -115,33 +120,8 @@ function rssMbOf(server: ServerProcess): number {
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
 
-/** Builds dist/ as `npm run build` does; type errors elsewhere in the tree still emit JavaScript. */
-function buildDist(): void {
-  const tsc = resolve(root, 'node_modules/typescript/bin/tsc');
-  const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  if (!existsSync(resolve(root, 'dist/main.js')))
-    throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
-  if (build.status !== 0) log('  (tsc reported type errors; running what it emitted)');
-}
-
-function startService(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  return startServer({
-    args: args.tsx ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'],
-    cwd: root,
-    readyPath: '/api/health',
-    env: {
-      ROLES: 'api',
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'warn',
-      TRUST_PROXY: '1',
-      NODE_ENV: 'production',
-      ...env,
-    },
-  });
-}
+const startService = (databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> =>
+  startApiService({ root, tsx: args.tsx, env: { DATABASE_URL: databaseUrl, ...env } });
 
 let admin: pg.Client | undefined;
 
@@ -294,7 +274,7 @@ async function main(): Promise<void> {
   log(`read benchmark: ${CONNECTIONS} connections, ${DURATION} s per phase`);
   if (!args.tsx) {
     log('building dist/ (npm run build)');
-    buildDist();
+    buildDist(root, log);
   }
   const databaseUrl = await ensureSeededDatabase(ADMIN_URL, 'vk_bench_read', { reseed: args.reseed, log });
   const addresses = await vaultAddresses(databaseUrl);

@@ -147,6 +147,23 @@ describe('loadConfig', () => {
     });
   });
 
+  test('LIVE_ACCOUNTS is on by default with bounded memory; its variables are read and bad ones named', () => {
+    assert.deepEqual(loadConfig({}).liveAccounts, { enabled: true, maxVaults: 500, idleSeconds: 600 });
+    const set = { LIVE_ACCOUNTS: 'false', LIVE_ACCOUNTS_MAX_VAULTS: '20', LIVE_ACCOUNTS_IDLE_SECONDS: '30' };
+    assert.deepEqual(loadConfig(set).liveAccounts, { enabled: false, maxVaults: 20, idleSeconds: 30 });
+    const bad = {
+      LIVE_ACCOUNTS: 'sometimes',
+      LIVE_ACCOUNTS_MAX_VAULTS: '0',
+      LIVE_ACCOUNTS_IDLE_SECONDS: 'forever',
+    };
+    assert.throws(
+      () => loadConfig(bad),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        Object.keys(bad).every((name) => error.problems.some((p) => p.startsWith(name))),
+    );
+  });
+
   test('lists every bad variable in one error', () => {
     const bad = {
       PORT: 'eighty',

@@ -82,6 +82,16 @@ export interface Config {
   readonly readCache: boolean;
   /** RATE_LIMIT_ENABLED: the per-IP budgets (docs/BEHAVIOUR.md, Rate limits) (default true; false only for tests and benchmarks' labelled diagnostics). */
   readonly rateLimitEnabled: boolean;
+  /**
+   * Live accounts for the budget and check routes (docs/AGENTS.md): LIVE_ACCOUNTS (default true) keeps
+   * the accounts of recently read vaults by subscription, at most LIVE_ACCOUNTS_MAX_VAULTS vaults (default
+   * 500), each let go after LIVE_ACCOUNTS_IDLE_SECONDS without a read (default 600); false reads every time.
+   */
+  readonly liveAccounts: {
+    readonly enabled: boolean;
+    readonly maxVaults: number;
+    readonly idleSeconds: number;
+  };
   /** HMAC key of Solana Actions sign-message `state`; null = a random key per process (nonces stay DB-backed). */
   readonly actionsStateSecret: string | null;
   /** The compute unit price of built transactions (docs/BEHAVIOUR.md, Transactions that land). */
@@ -180,6 +190,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     readCache: bool('READ_CACHE', true),
     rateLimitEnabled: bool('RATE_LIMIT_ENABLED', true),
+    liveAccounts: {
+      enabled: bool('LIVE_ACCOUNTS', true),
+      maxVaults: int('LIVE_ACCOUNTS_MAX_VAULTS', 500, 1, 100_000),
+      idleSeconds: int('LIVE_ACCOUNTS_IDLE_SECONDS', 600, 1, 86_400),
+    },
     demo: parseDemo(bool('DEMO_MODE', false), read('DEMO_OWNER_KEYPAIR'), cluster, problems),
     version: read('npm_package_version') ?? '0.1.0',
   };

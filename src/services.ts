@@ -4,6 +4,8 @@ import { address } from '@solana/kit';
 import type { AppDeps } from './app-deps.js';
 import { approvalChain } from './chain/approval-chain.js';
 import { createLandingChain } from './chain/landing-chain.js';
+import { createLiveVaultAccounts } from './chain/live-vault-accounts.js';
+import { createVaultStateReader } from './chain/vault-state-reader.js';
 import { createVaultTransactionBuilder } from './chain/vault-transaction-builder.js';
 import { createVaultWindowDecoder } from './chain/vault-window-decoder.js';
 import { type ActionService, createActionService } from './domain/actions/action-service.js';
@@ -11,6 +13,7 @@ import { type AnalyticsService, createAnalyticsService } from './domain/analytic
 import { type ApiKeyService, createApiKeyService } from './domain/api-keys/api-key-service.js';
 import { createDatabaseClaimStore } from './domain/auth/replay-guard-store.js';
 import { createWalletAuth, type WalletAuth } from './domain/auth/wallet-auth.js';
+import { type BudgetService, createBudgetService } from './domain/budget/budget-service.js';
 import { type DemoWallet, loadDemoWallet } from './domain/demo/demo-wallet.js';
 import { createHealthService, type HealthService } from './domain/health/health.js';
 import { createReadinessService, type ReadinessService } from './domain/health/readiness.js';
@@ -41,6 +44,8 @@ export interface Services {
   readonly transactions: TransactionReadService;
   readonly overrides: OverrideReadService;
   readonly analytics: AnalyticsService;
+  /** An agent's budget and pre-flight check, from the chain's state (live accounts unless LIVE_ACCOUNTS=false). */
+  readonly budget: BudgetService;
   readonly actions: ActionService;
   readonly webhooks: WebhookService;
   readonly deliveries: DeliveryService;
@@ -89,6 +94,9 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
   deps.metrics.inProcessSizes.set('cache_entries', () => deps.cache.localEntries());
   deps.metrics.inProcessSizes.set('live_feed_listeners', liveFeed.listenerCount);
   const eventLoopDelay = createEventLoopDelay();
+  const vaults = createVaultReadService({ db: storage.db, readCache });
+  const chainTimeoutMs = options.chainTimeoutMs ?? CHAIN_TIMEOUT_MS;
+  const budget = createBudget(deps, vaults, chainTimeoutMs);
   return {
     readCache,
     secretBox,
@@ -102,7 +110,7 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
       requireRequestBinding: config.authRequireRequestBinding,
     }),
     apiKeys: createApiKeyService({ db: storage.db, clock }),
-    vaults: createVaultReadService({ db: storage.db, readCache }),
+    vaults,
     vaultWrites: createVaultWriteService({
       db: storage.db,
       cache: deps.cache,
@@ -127,9 +135,10 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
       readCache,
       rpc: deps.rpc,
       decodeVaultWindow: createVaultWindowDecoder(programId),
-      chainTimeoutMs: options.chainTimeoutMs ?? CHAIN_TIMEOUT_MS,
+      chainTimeoutMs,
       logger: deps.logger,
     }),
+    budget: budget.service,
     actions,
     webhooks,
     deliveries: createDeliveryService({ db: storage.db, clock, webhooks }),
@@ -146,9 +155,37 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
             cluster: config.cluster,
           }),
     async close() {
+      budget.close();
       liveFeed.close();
       eventLoopDelay.close();
       await actions.close();
     },
   };
+}
+
+/** The budget and check, reading through live accounts (LIVE_ACCOUNTS, the default) or afresh each time. */
+function createBudget(deps: AppDeps, vaults: VaultReadService, chainTimeoutMs: number) {
+  const { config } = deps;
+  const programId = address(config.programId);
+  const live = config.liveAccounts.enabled
+    ? createLiveVaultAccounts({
+        rpc: deps.rpc,
+        rpcEndpoints: deps.rpcEndpoints,
+        programId,
+        logger: deps.logger,
+        maxVaults: config.liveAccounts.maxVaults,
+        idleMs: config.liveAccounts.idleSeconds * 1000,
+        onRead: (source) => deps.metrics.vaultStateReads.labels(source).inc(),
+      })
+    : null;
+  if (live !== null) deps.metrics.inProcessSizes.set('live_vaults', live.size);
+  const service = createBudgetService({
+    db: deps.storage.db,
+    getVault: (idOrAddress) => vaults.getVault(idOrAddress),
+    chain: live ?? createVaultStateReader({ rpc: deps.rpc, programId }),
+    publicBaseUrl: config.publicBaseUrl,
+    chainTimeoutMs,
+    logger: deps.logger,
+  });
+  return { service, close: () => live?.close() };
 }

@@ -1,7 +1,8 @@
 // Child processes of HTTP benchmarks: free ports, readiness, CPU time and peak RSS from /proc (Linux).
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { resolve } from 'node:path';
 
 const CLOCK_TICKS_PER_SECOND = 100;
 
@@ -102,4 +103,30 @@ export function startCeiling(body: string, cwd: string): Promise<ServerProcess> 
       res.end(body);
     }).listen(Number(process.env.PORT), process.env.HOST);`;
   return startServer({ args: ['-e', source], env: { BODY: body }, cwd });
+}
+
+/** Builds dist/ as `npm run build` does; type errors elsewhere in the tree still emit JavaScript. */
+export function buildDist(root: string, log: (line: string) => void): void {
+  const tsc = resolve(root, 'node_modules/typescript/bin/tsc');
+  const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  if (!existsSync(resolve(root, 'dist/main.js')))
+    throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
+  if (build.status !== 0) log('  (tsc reported type errors; running what it emitted)');
+}
+
+/** The service as production runs it (from dist/, or src/ through tsx): the api role behind one proxy hop. */
+export function startApiService(options: {
+  root: string;
+  tsx: boolean;
+  env: Record<string, string>;
+}): Promise<ServerProcess> {
+  return startServer({
+    args: options.tsx ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'],
+    cwd: options.root,
+    readyPath: '/api/health',
+    env: { ROLES: 'api', LOG_LEVEL: 'warn', TRUST_PROXY: '1', NODE_ENV: 'production', ...options.env },
+  });
 }

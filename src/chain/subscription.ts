@@ -1,7 +1,8 @@
-// The live feed: a logsSubscribe mentioning the program at `confirmed`, kept up with capped,
-// jittered reconnects. It only names signatures; each is then read with getTransaction.
-// It connects to the first RPC endpoint not cooling down, moves on when that one fails, and while on a
-// fallback checks the preferred endpoints now and then, reconnecting to the first one that answers.
+// Long-lived WebSocket subscriptions kept up with capped, jittered reconnects: the live feed (a
+// logsSubscribe mentioning the program at `confirmed`, which only names signatures; each is then read
+// with getTransaction) and the live vault accounts (live-vault-accounts.ts).
+// A subscription connects to the first RPC endpoint not cooling down, moves on when that one fails, and
+// while on a fallback checks the preferred endpoints now and then, reconnecting to the first that answers.
 import type { Address } from '@solana/kit';
 import type { Logger } from 'pino';
 import { createBackoff, sleep } from './backoff.js';
@@ -9,25 +10,31 @@ import type { RpcEndpoint, RpcEndpoints } from './rpc-endpoints.js';
 
 const STABLE_MS = 10_000;
 
-export interface LogSubscriptionHandlers {
-  /** The server acknowledged the subscription: from now on no signature is missed while it stays up. */
-  onConnected(endpoint: string, websocket: string): void;
-  onSignature(signature: string, slot: number): void;
+export interface SubscriptionHandlers<T> {
+  /** The server acknowledged the subscription; `connection` aborts when this connection ends. */
+  onConnected(endpoint: RpcEndpoint, connection: AbortSignal): void;
+  onNotification(notification: T): void;
   /** The subscription failed or dropped; a reconnect follows after the returned delay. */
-  onDisconnected(error: unknown, retryInMs: number, endpoint: string, websocket: string): void;
+  onDisconnected(error: unknown, retryInMs: number, endpoint: RpcEndpoint): void;
 }
 
-export interface LogSubscriptionDeps {
+export interface SubscriptionDeps {
   rpcEndpoints: RpcEndpoints;
-  programId: Address;
   logger: Logger;
+  /** What the logs call it ("the feed"). */
+  name: string;
   /** While on a fallback endpoint, how often a preferred one is checked (default 10 s). */
   preferredRecheckMs?: number;
 }
 
-export async function runLogSubscription(
-  deps: LogSubscriptionDeps,
-  handlers: LogSubscriptionHandlers,
+/** Opens the subscription on an endpoint; resolves once the server has acknowledged it. */
+export type OpenSubscription<T> = (endpoint: RpcEndpoint, signal: AbortSignal) => Promise<AsyncIterable<T>>;
+
+/** Keeps one subscription up until `signal` aborts, reconnecting and failing over as described above. */
+export async function runSubscription<T>(
+  deps: SubscriptionDeps,
+  open: OpenSubscription<T>,
+  handlers: SubscriptionHandlers<T>,
   signal: AbortSignal,
 ): Promise<void> {
   const { rpcEndpoints } = deps;
@@ -53,21 +60,20 @@ export async function runLogSubscription(
       });
     }, deps.preferredRecheckMs ?? 10_000);
     try {
-      const notifications = await endpoint.subscriptions
-        .logsNotifications({ mentions: [deps.programId] }, { commitment: 'confirmed' })
-        .subscribe({ abortSignal: attempt.signal });
+      const notifications = await open(endpoint, attempt.signal);
       connectedAt = Date.now();
-      handlers.onConnected(endpoint.label, endpoint.wsLabel);
-      for await (const notification of notifications) {
-        handlers.onSignature(notification.value.signature, Number(notification.context.slot));
-      }
+      handlers.onConnected(endpoint, attempt.signal);
+      for await (const notification of notifications) handlers.onNotification(notification);
       if (signal.aborted) return;
-      throw new Error('log subscription ended');
+      throw new Error(`${deps.name} subscription ended`);
     } catch (error) {
       if (signal.aborted) return;
       if (movingBack) {
-        deps.logger.info({ from: endpoint.label }, 'a preferred RPC endpoint is back; moving the feed to it');
-        handlers.onDisconnected(error, 0, endpoint.label, endpoint.wsLabel);
+        deps.logger.info(
+          { from: endpoint.label },
+          `a preferred RPC endpoint is back; moving ${deps.name} to it`,
+        );
+        handlers.onDisconnected(error, 0, endpoint);
         continue;
       }
       rpcEndpoints.recordFailure(endpoint, error);
@@ -77,7 +83,7 @@ export async function runLogSubscription(
       // Another endpoint out of its cooldown is tried at once; the backoff is for when all have failed.
       const next = rpcEndpoints.pick();
       const delay = next !== null && next !== endpoint && rpcEndpoints.isAvailable(next) ? 0 : backoff.next();
-      handlers.onDisconnected(error, delay, endpoint.label, endpoint.wsLabel);
+      handlers.onDisconnected(error, delay, endpoint);
       await sleep(delay, signal);
     } finally {
       clearInterval(recheck);
@@ -85,6 +91,45 @@ export async function runLogSubscription(
       attempt.abort();
     }
   }
+}
+
+export interface LogSubscriptionHandlers {
+  /** The server acknowledged the subscription: from now on no signature is missed while it stays up. */
+  onConnected(endpoint: string, websocket: string): void;
+  onSignature(signature: string, slot: number): void;
+  /** The subscription failed or dropped; a reconnect follows after the returned delay. */
+  onDisconnected(error: unknown, retryInMs: number, endpoint: string, websocket: string): void;
+}
+
+export interface LogSubscriptionDeps {
+  rpcEndpoints: RpcEndpoints;
+  programId: Address;
+  logger: Logger;
+  /** While on a fallback endpoint, how often a preferred one is checked (default 10 s). */
+  preferredRecheckMs?: number;
+}
+
+/** The live feed: the program's transactions' signatures as the cluster confirms them. */
+export function runLogSubscription(
+  deps: LogSubscriptionDeps,
+  handlers: LogSubscriptionHandlers,
+  signal: AbortSignal,
+): Promise<void> {
+  return runSubscription(
+    { ...deps, name: 'the feed' },
+    (endpoint, attempt) =>
+      endpoint.subscriptions
+        .logsNotifications({ mentions: [deps.programId] }, { commitment: 'confirmed' })
+        .subscribe({ abortSignal: attempt }),
+    {
+      onConnected: (endpoint) => handlers.onConnected(endpoint.label, endpoint.wsLabel),
+      onNotification: (notification) =>
+        handlers.onSignature(notification.value.signature, Number(notification.context.slot)),
+      onDisconnected: (error, delay, endpoint) =>
+        handlers.onDisconnected(error, delay, endpoint.label, endpoint.wsLabel),
+    },
+    signal,
+  );
 }
 
 /** Whether an endpoint preferred to `current` is out of its cooldown and answers a cheap call. */

@@ -158,6 +158,12 @@ function rpcMetrics(metric: Registration) {
       help: '1 while an RPC endpoint takes calls, 0 while it cools down after a failure or a 429',
       labelNames: ['endpoint'] as const,
     }),
+    vaultStateReads: new Counter({
+      ...metric,
+      name: 'vaultkeeper_vault_state_reads_total',
+      help: "Budget and check reads of a vault's chain state: live (accounts held by subscription) or fresh (one getMultipleAccounts)",
+      labelNames: ['source'] as const,
+    }),
     ingestionFeedEndpoint: new Gauge({
       ...metric,
       name: 'vaultkeeper_ingestion_feed_endpoint',

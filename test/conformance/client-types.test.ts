@@ -16,6 +16,8 @@ const TYPES: [name: string, method: string, path: string, where: string][] = [
   ['VaultList', 'get', '/api/vaults', '200'],
   ['VaultListQuery', 'get', '/api/vaults', 'query'],
   ['Vault', 'get', '/api/vaults/{address}', '200'],
+  ['Budget', 'get', '/api/vaults/{address}/budget', '200'],
+  ['TransferCheck', 'get', '/api/vaults/{address}/check', '200'],
   ['CreateVaultBody', 'post', '/api/vaults', 'body'],
   ['CreateVaultResponse', 'post', '/api/vaults', '201'],
   ['UpdateVaultBody', 'patch', '/api/vaults/{address}', 'body'],

@@ -118,6 +118,7 @@ describe('in-process sizes', () => {
       'cache_entries',
       'event_streams',
       'live_feed_listeners',
+      'live_vaults',
       'rate_limit_clients',
     ]);
     assert.equal(before.rate_limit_clients, 0);

@@ -37,7 +37,8 @@ export async function createTestStorage(): Promise<TestStorage> {
   };
 }
 
-async function adminQuery(url: string, text: string): Promise<void> {
+/** One statement on an admin connection (create or drop a database). */
+export async function adminQuery(url: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

@@ -14,6 +14,7 @@ import type {
   ApiKeyList,
   ApiKeyWithKey,
   AuthVerifyResponse,
+  Budget,
   CreateApiKeyBody,
   CreateVaultBody,
   CreateVaultResponse,
@@ -34,6 +35,8 @@ import type {
   TransactionDetail,
   TransactionList,
   TransactionListQuery,
+  TransferCheck,
+  TransferCheckInput,
   UpdateVaultBody,
   UpdateVaultResponse,
   UpdateWebhookBody,
@@ -118,6 +121,17 @@ function vaultMethods(t: Transport) {
         path: `/api/vaults/${seg(addressOrId)}`,
         body,
         auth: 'required',
+        ...o,
+      }),
+    /** What the vault's agent may still send, until when, and the owner's open approvals; read from the chain. */
+    budget: ({ vault }: { vault: string }, o: CallOptions = {}) =>
+      t.request<Budget>({ method: 'GET', path: `/api/vaults/${seg(vault)}/budget`, ...o }),
+    /** Whether the program would let this transfer through now, and if not why (costs no transaction). */
+    check: ({ vault, destination, amount, agent }: TransferCheckInput, o: CallOptions = {}) =>
+      t.request<TransferCheck>({
+        method: 'GET',
+        path: `/api/vaults/${seg(vault)}/check`,
+        query: { destination, amount: String(amount), agent },
         ...o,
       }),
   };

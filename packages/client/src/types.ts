@@ -194,6 +194,76 @@ export interface Realtime {
   lastReset: string | null;
 }
 
+/**
+ * What a vault's agent may still send (GET /api/vaults/:address/budget), read from the chain: the vault's
+ * account, its deposit address and the cluster's Clock, as of `slot`. Lamports as decimal strings.
+ */
+export interface Budget {
+  vault: string;
+  slot: number;
+  /** The Clock's time at `slot`: the cluster's clock, which the program judges windows by. */
+  asOf: string;
+  /** While true the program refuses every transfer. */
+  paused: boolean;
+  /** The only key the program accepts an agent transfer from. */
+  agentSigner: string;
+  dailyLimit: string;
+  /** Spent in the running window; "0" once it has lapsed. */
+  spentToday: string;
+  /** max(0, dailyLimit − spentToday). */
+  remaining: string;
+  /** When the running window opened; null when it has lapsed (the next transfer opens one). */
+  windowStart: string | null;
+  /** windowStart + 24 h, when remaining returns to dailyLimit; null when the window has lapsed. */
+  resetsAt: string | null;
+  /** Lamports at the deposit address. */
+  balance: string;
+  /** The protocol fee on top of each amount: floor(amount × feeBasisPoints / 10 000). */
+  feeBasisPoints: number;
+  /** The largest amount that fits both remaining and balance with its fee; "0" while paused. */
+  maxTransfer: string;
+  /** Destinations the agent may pay; empty = any destination. */
+  whitelist: string[];
+  /** Open approval requests (pending, not expired by the Clock), newest first, at most 100. */
+  pendingApprovals: Override[];
+  pendingApprovalsTotal: number;
+}
+
+/** A transfer to check before sending it (GET /api/vaults/:address/check). */
+export interface TransferCheckInput {
+  /** The vault address (or its record uuid). */
+  vault: string;
+  destination: string;
+  /** Lamports: a safe integer, a decimal string or a bigint, 1..2^64-1. */
+  amount: string | number | bigint;
+  /** The key the agent would sign with; another than the vault's agent signer is refused. */
+  agent?: string;
+}
+
+/** What the program would do with a transfer now. */
+export interface TransferCheck {
+  vault: string;
+  destination: string;
+  amount: string;
+  /** The protocol fee the program would add on top of the amount. */
+  fee: string;
+  /** allowed: it would execute; blocked: TransactionBlocked, the transaction fails; refused: it fails before the policy runs. */
+  verdict: 'allowed' | 'blocked' | 'refused';
+  reason:
+    | 'not_whitelisted'
+    | 'exceeded_daily_limit'
+    | 'insufficient_funds'
+    | 'vault_paused'
+    | 'wrong_agent'
+    | null;
+  /** possible: the block would ask the owner for an approval (whitelist or limit). */
+  approval: 'possible' | 'none';
+  /** What the window would have left after it; null unless allowed. */
+  remainingAfter: string | null;
+  slot: number;
+  asOf: string;
+}
+
 export interface WebhookSubscription {
   id: string;
   url: string;

@@ -52,7 +52,8 @@ export interface OverrideReadDeps {
   readonly publicBaseUrl: string;
 }
 
-const recordColumns = {
+/** The columns an OverrideRecord is read from (overrides joined with their vault). */
+export const overrideRecordColumns = {
   id: overrides.id,
   vaultId: overrides.vaultId,
   vaultAddress: vaults.address,
@@ -86,7 +87,7 @@ export function createOverrideReadService(deps: OverrideReadDeps) {
     const records = isPastEnd(request, total)
       ? []
       : await db
-          .select(recordColumns)
+          .select(overrideRecordColumns)
           .from(overrides)
           .innerJoin(vaults, eq(vaults.id, overrides.vaultId))
           .where(where)
@@ -101,7 +102,7 @@ export function createOverrideReadService(deps: OverrideReadDeps) {
 
   async function loadOne(vaultAddress: string, nonce: bigint, transfer?: string): Promise<OverrideResource> {
     const [record] = await db
-      .select(recordColumns)
+      .select(overrideRecordColumns)
       .from(overrides)
       .innerJoin(vaults, eq(vaults.id, overrides.vaultId))
       .where(and(eq(vaults.address, vaultAddress), overrideAddressFilter(nonce, transfer)))

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Address } from '@solana/kit';
+import type { Address, RpcTransport } from '@solana/kit';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { findTreasuryAddress } from '../../../src/chain/pdas.js';
 import { DEFAULT_PROGRAM_ID } from '../../../src/chain/program.js';
@@ -58,6 +58,11 @@ export type FakeValidator = Scenarios & {
   treasury: Address;
   /** The ledger itself, for assertions the scenario methods do not cover. */
   state: LedgerState;
+  /**
+   * The JSON-RPC methods as a kit transport in this process, without HTTP: for tests that call the node
+   * hundreds of times. Answers go through the same JSON text as over HTTP; not logged in rpcRequests().
+   */
+  transport: RpcTransport;
   /** Every transaction that mentions the vault program, oldest first. */
   ledger(): LedgerEntry[];
   getVault(vault: Address): ReturnType<LedgerState['getVault']>;
@@ -263,6 +268,10 @@ export async function startFakeValidator(
     programId,
     treasury,
     state,
+    transport: (async ({ payload }: { payload: unknown }) => {
+      if (outage) throw new Error('fake validator: outage');
+      return JSON.parse(stringifyJson(await answer(payload)));
+    }) as RpcTransport,
     ledger,
     getVault: (vault) => state.getVault(vault),
     balance: (address) => state.balance(address),

@@ -18,6 +18,7 @@ import { SYSTEM_PROGRAM_ADDRESS } from '../../../src/chain/program.js';
 import { encodeProgramEvent, type ProgramEvent } from '../../../src/chain/program-events.js';
 import type { BlockReason } from '../../../src/domain/transactions/transaction-resource.js';
 import type { VaultTier } from '../../../src/domain/vaults/vault-resource.js';
+import { setVaultState, type VaultStatePatch } from './account-overrides.js';
 import { executeTransaction, type TransactionInput } from './executor.js';
 import {
   type LedgerState,
@@ -88,7 +89,12 @@ export function createScenarios(state: LedgerState, treasury: Address) {
     return { programId, vault, authority: config.authority, vaultNonce: config.vaultNonce };
   };
 
-  function agentTransfer(vault: Address, destination: Address, amount: bigint): TxInstruction {
+  function agentTransfer(
+    vault: Address,
+    destination: Address,
+    amount: bigint,
+    agent?: Address,
+  ): TxInstruction {
     const entry = vaultOf(vault);
     return toTxInstruction(
       createVaultInstruction(
@@ -96,7 +102,7 @@ export function createScenarios(state: LedgerState, treasury: Address) {
         'execute_agent',
         {
           vault,
-          agent_signer: entry.config.agentSigner,
+          agent_signer: agent ?? entry.config.agentSigner,
           vault_authority: entry.depositAddress,
           destination,
           fee_treasury: treasury,
@@ -119,14 +125,15 @@ export function createScenarios(state: LedgerState, treasury: Address) {
     return run({ feePayer: FAUCET, instructions: [systemTransfer(FAUCET, address, amount)] }, true);
   }
 
+  /** An agent transfer; with enforcePolicy the program judges it (and may fail it), `agent` signs instead of the vault's agent. */
   async function execute(
     vault: Address,
-    opts: { destination?: Address; amount: Lamports; enforcePolicy?: boolean },
+    opts: { destination?: Address; amount: Lamports; enforcePolicy?: boolean; agent?: Address },
   ): Promise<ScenarioResult> {
-    const ix = agentTransfer(vault, opts.destination ?? randomAddress(), BigInt(opts.amount));
+    const ix = agentTransfer(vault, opts.destination ?? randomAddress(), BigInt(opts.amount), opts.agent);
     const force = { skipPolicy: opts.enforcePolicy !== true };
     return run(
-      { feePayer: vaultOf(vault).config.agentSigner, instructions: [ix], force },
+      { feePayer: opts.agent ?? vaultOf(vault).config.agentSigner, instructions: [ix], force },
       opts.enforcePolicy !== true,
     );
   }
@@ -177,6 +184,8 @@ export function createScenarios(state: LedgerState, treasury: Address) {
     block,
     createVault,
     deposit,
+    /** Rewrites a vault's account and balance in a new slot (see account-overrides.ts). */
+    setVaultState: (vault: Address, patch: VaultStatePatch) => setVaultState(state, vault, patch),
 
     async createOverride(
       vault: Address,

@@ -6,6 +6,12 @@ import {
   type PendingOverride,
   type VaultConfig,
 } from '../../../src/chain/accounts.js';
+import {
+  CLOCK_SYSVAR_ADDRESS,
+  type ClockSysvar,
+  encodeClockSysvar,
+  SYSVAR_OWNER_ADDRESS,
+} from '../../../src/chain/clock-sysvar.js';
 import { SYSTEM_PROGRAM_ADDRESS } from '../../../src/chain/program.js';
 import type { ProgramEvent } from '../../../src/chain/program-events.js';
 
@@ -57,6 +63,8 @@ export type ProgramAccount = VaultEntry | OverrideEntry;
 
 export const VAULT_RENT = 6_521_520n; // rent-exempt minimum for 809 bytes
 export const OVERRIDE_RENT = 1_802_640n; // rent-exempt minimum for 131 bytes
+const CLOCK_RENT = 1_169_280n; // what the Clock sysvar account holds on every cluster
+const SLOTS_PER_EPOCH = 432_000;
 
 const base58 = getBase58Decoder();
 
@@ -90,14 +98,18 @@ export class LedgerState {
   blockHeight: number;
   private fixedTime: number | null = null;
   private autoAdvanceSeconds = 0;
+  /** The block time of the current slot: what the Clock sysvar says. */
+  private slotTime: number;
   private latest: string;
   private readonly listeners = new Set<(record: TransactionRecord) => void>();
   private readonly slotListeners = new Set<(slot: number) => void>();
+  private readonly accountListeners = new Set<(addresses: readonly Address[]) => void>();
 
   constructor(programId: Address, startSlot = 300_000_000) {
     this.programId = programId;
     this.slot = startSlot;
     this.blockHeight = startSlot - 10_000;
+    this.slotTime = this.now();
     this.latest = this.rotateBlockhash();
   }
 
@@ -106,13 +118,16 @@ export class LedgerState {
     return this.fixedTime ?? Math.floor(Date.now() / 1000);
   }
 
+  /** A cluster's clock moves only with its slots: a new time is a new slot. */
   setTime(unixSeconds: number, autoAdvanceSeconds = this.autoAdvanceSeconds): void {
     this.fixedTime = unixSeconds;
     this.autoAdvanceSeconds = autoAdvanceSeconds;
+    this.advanceSlot();
   }
 
   advanceTime(seconds: number): void {
     this.fixedTime = this.now() + seconds;
+    this.advanceSlot();
   }
 
   nextBlockTime(): number {
@@ -124,6 +139,7 @@ export class LedgerState {
   advanceSlot(): number {
     this.slot += 1;
     this.blockHeight += 1;
+    this.slotTime = this.now();
     if (this.slot % 150 === 0) this.latest = this.rotateBlockhash();
     for (const listener of this.slotListeners) listener(this.slot);
     return this.slot;
@@ -133,6 +149,23 @@ export class LedgerState {
     const hash = randomBase58(32);
     this.blockhashes.set(hash, this.blockHeight + 150);
     return hash;
+  }
+
+  /**
+   * The Clock sysvar of the current slot. On the wall clock the validator makes a slot when a second has
+   * passed since the last one (lazily, when the clock is read, or by a subscription's ticker).
+   */
+  clock(): ClockSysvar {
+    if (this.fixedTime === null && this.now() > this.slotTime) this.advanceSlot();
+    const epoch = Math.floor(this.slot / SLOTS_PER_EPOCH);
+    const intoEpochSeconds = Math.floor(((this.slot % SLOTS_PER_EPOCH) * 2) / 5);
+    return {
+      slot: BigInt(this.slot),
+      epochStartTimestamp: BigInt(this.slotTime - intoEpochSeconds),
+      epoch: BigInt(epoch),
+      leaderScheduleEpoch: BigInt(epoch + 1),
+      unixTimestamp: BigInt(this.slotTime),
+    };
   }
 
   latestBlockhash(): { blockhash: string; lastValidBlockHeight: number } {
@@ -187,6 +220,10 @@ export class LedgerState {
   accountInfo(
     address: Address,
   ): { lamports: bigint; owner: Address; data: Uint8Array; executable: boolean } | null {
+    if (address === CLOCK_SYSVAR_ADDRESS) {
+      const data = encodeClockSysvar(this.clock());
+      return { lamports: CLOCK_RENT, owner: SYSVAR_OWNER_ADDRESS, data, executable: false };
+    }
     const entry = this.programAccounts.get(address);
     const lamports = this.balance(address);
     if (entry !== undefined) {
@@ -211,6 +248,19 @@ export class LedgerState {
       else list.push(record);
     }
     for (const listener of this.listeners) listener(record);
+    for (const listener of this.accountListeners) listener(record.accountKeys);
+  }
+
+  /** Accounts a test rewrote directly: they change in a new slot, and their subscribers hear of it. */
+  touchAccounts(addresses: readonly Address[]): void {
+    this.advanceSlot();
+    for (const listener of this.accountListeners) listener(addresses);
+  }
+
+  /** Called with the accounts a transaction loaded, once it is recorded (whether or not they changed). */
+  onAccounts(listener: (addresses: readonly Address[]) => void): () => void {
+    this.accountListeners.add(listener);
+    return () => this.accountListeners.delete(listener);
   }
 
   onTransaction(listener: (record: TransactionRecord) => void): () => void {

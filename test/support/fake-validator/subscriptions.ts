@@ -1,10 +1,14 @@
+import { type Address, isAddress } from '@solana/kit';
 import type { WebSocket } from 'ws';
-import { stringifyJson } from './render.js';
+import { CLOCK_SYSVAR_ADDRESS } from '../../../src/chain/clock-sysvar.js';
+import { SYSTEM_PROGRAM_ADDRESS } from '../../../src/chain/program.js';
+import { renderAccount, stringifyJson } from './render.js';
 import type { LedgerState, TransactionRecord } from './state.js';
 
-/** The pubsub side of the node: logsSubscribe / slotSubscribe over WebSocket, as kit's client expects. */
+/** The pubsub side of the node: logs, slot and account subscriptions over WebSocket, as kit's client expects. */
 
-type Subscription = { kind: 'logs'; mentions: string | null } | { kind: 'slot' };
+type AccountSubscription = { kind: 'account'; address: Address; encoding: string; last: string };
+type Subscription = { kind: 'logs'; mentions: string | null } | { kind: 'slot' } | AccountSubscription;
 
 export type SubscriptionHub = {
   attach(ws: WebSocket): void;
@@ -13,15 +17,49 @@ export type SubscriptionHub = {
   stop(): void;
 };
 
+const UNSUBSCRIBE = new Set(['logsUnsubscribe', 'slotUnsubscribe', 'accountUnsubscribe']);
+/** How often the validator makes a slot while someone watches the Clock (a real one: every ~400 ms). */
+const SLOT_MS = 400;
+
 export function createSubscriptionHub(state: LedgerState): SubscriptionHub {
   const clients = new Map<WebSocket, Map<number, Subscription>>();
   let nextId = 1;
   let enabled = true;
+  let ticker: NodeJS.Timeout | undefined;
 
   const reply = (ws: WebSocket, id: unknown, body: { result: unknown } | { error: unknown }) =>
     ws.send(stringifyJson({ jsonrpc: '2.0', ...body, id }));
 
   type Reply = { result: unknown } | { error: { code: number; message: string } };
+
+  /** An account as accountNotification carries it: a closed or never funded one is an empty system account. */
+  function renderNotified(address: Address, encoding: string) {
+    const info = state.accountInfo(address) ?? {
+      lamports: 0n,
+      owner: SYSTEM_PROGRAM_ADDRESS,
+      data: new Uint8Array(),
+      executable: false,
+    };
+    return renderAccount(info, encoding);
+  }
+
+  function subscribeAccount(subs: Map<number, Subscription>, params: unknown[]): Reply {
+    const [address, config] = params as [unknown, { encoding?: unknown } | undefined];
+    if (typeof address !== 'string' || !isAddress(address)) {
+      return { error: { code: -32602, message: 'Invalid Request: Invalid pubkey provided' } };
+    }
+    const encoding = typeof config?.encoding === 'string' ? config.encoding : 'binary';
+    const subId = nextId++;
+    // The node notifies changes only: what the account holds now is the baseline.
+    subs.set(subId, {
+      kind: 'account',
+      address,
+      encoding,
+      last: stringifyJson(renderNotified(address, encoding)),
+    });
+    if (address === CLOCK_SYSVAR_ADDRESS) startTicker();
+    return { result: subId };
+  }
 
   function respond(subs: Map<number, Subscription>, method: unknown, params: unknown[]): Reply {
     if (method === 'logsSubscribe') {
@@ -43,7 +81,8 @@ export function createSubscriptionHub(state: LedgerState): SubscriptionHub {
       subs.set(subId, { kind: 'slot' });
       return { result: subId };
     }
-    if (method === 'logsUnsubscribe' || method === 'slotUnsubscribe') {
+    if (method === 'accountSubscribe') return subscribeAccount(subs, params);
+    if (typeof method === 'string' && UNSUBSCRIBE.has(method)) {
       if (!subs.delete(Number(params[0])))
         return { error: { code: -32602, message: 'Invalid subscription id.' } };
       return { result: true };
@@ -75,6 +114,41 @@ export function createSubscriptionHub(state: LedgerState): SubscriptionHub {
     }
   }
 
+  /** accountNotification for each watched account among `addresses` whose contents changed. */
+  function notifyAccounts(addresses: ReadonlySet<string>): void {
+    broadcast((sub, subscription) => {
+      if (sub.kind !== 'account' || !addresses.has(sub.address)) return undefined;
+      const value = renderNotified(sub.address, sub.encoding);
+      const text = stringifyJson(value);
+      if (text === sub.last) return undefined;
+      sub.last = text;
+      const context = { slot: state.slot };
+      return {
+        jsonrpc: '2.0',
+        method: 'accountNotification',
+        params: { result: { context, value }, subscription },
+      };
+    });
+  }
+
+  /**
+   * A real validator makes a slot every ~400 ms and rewrites the Clock in each; this one does so while
+   * someone watches the Clock (with a fixed block time the slot moves and the time stays).
+   */
+  function startTicker(): void {
+    ticker ??= setInterval(() => {
+      const watched = [...clients.values()].some((subs) =>
+        [...subs.values()].some((s) => s.kind === 'account' && s.address === CLOCK_SYSVAR_ADDRESS),
+      );
+      if (watched) state.advanceSlot();
+      else stopTicker();
+    }, SLOT_MS).unref();
+  }
+  function stopTicker(): void {
+    clearInterval(ticker);
+    ticker = undefined;
+  }
+
   const offTransaction = state.onTransaction((record: TransactionRecord) =>
     broadcast((sub, subscription) => {
       if (sub.kind !== 'logs') return undefined;
@@ -87,7 +161,9 @@ export function createSubscriptionHub(state: LedgerState): SubscriptionHub {
       };
     }),
   );
-  const offSlot = state.onSlot((slot) =>
+  const offAccounts = state.onAccounts((addresses) => notifyAccounts(new Set(addresses)));
+  const clockOnly = new Set<string>([CLOCK_SYSVAR_ADDRESS]);
+  const offSlot = state.onSlot((slot) => {
     broadcast((sub, subscription) =>
       sub.kind === 'slot'
         ? {
@@ -96,8 +172,9 @@ export function createSubscriptionHub(state: LedgerState): SubscriptionHub {
             params: { result: { parent: slot - 1, root: slot - 32, slot }, subscription },
           }
         : undefined,
-    ),
-  );
+    );
+    notifyAccounts(clockOnly);
+  });
 
   return {
     attach(ws) {
@@ -115,7 +192,9 @@ export function createSubscriptionHub(state: LedgerState): SubscriptionHub {
       enabled = on;
     },
     stop() {
+      stopTicker();
       offTransaction();
+      offAccounts();
       offSlot();
     },
   };

@@ -88,11 +88,8 @@ export async function runVaultInstruction(ctx: InstructionContext, ix: TxInstruc
       resetDayIfDue(entry, now);
       const forced = ctx.force.block;
       if (forced) block(ctx, vault, entry, destination, amount, forced.reason, forced.withOverride);
-      if (!ctx.force.skipPolicy) {
-        const fee = (amount * BigInt(entry.config.feeBasisPoints)) / 10_000n;
-        const reason = transferPolicy(ctx, entry, destination, amount, fee);
-        if (reason) block(ctx, vault, entry, destination, amount, reason, reason !== 'insufficient_funds');
-      }
+      const blocked = ctx.force.skipPolicy ? null : transferPolicy(ctx, entry, destination, amount);
+      if (blocked) block(ctx, vault, entry, destination, amount, blocked.reason, blocked.withOverride);
       payOut(ctx, vault, entry, destination, amount);
       return;
     }

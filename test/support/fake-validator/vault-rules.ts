@@ -2,6 +2,12 @@ import type { Address } from '@solana/kit';
 import { type DecodedInstruction, INSTRUCTION_ACCOUNTS } from '../../../src/chain/instructions.js';
 import { PROGRAM_ERRORS, type ProgramErrorName } from '../../../src/chain/program.js';
 import type { KnownProgramEvent } from '../../../src/chain/program-events.js';
+import {
+  announcesOverride,
+  findBlockReason,
+  isWindowLapsed,
+  transferFee,
+} from '../../../src/domain/policy/vault-policy.js';
 import type { BlockReason } from '../../../src/domain/transactions/transaction-resource.js';
 import type { VaultTier } from '../../../src/domain/vaults/vault-resource.js';
 import type { LedgerState, TxInstruction, VaultEntry } from './state.js';
@@ -106,8 +112,9 @@ export function loadOwnedVault(
   return entry;
 }
 
+/** The program opens a new window at the transfer's block time once the last one has lapsed. */
 export function resetDayIfDue(entry: VaultEntry, now: bigint): void {
-  if (now - entry.config.lastReset >= 86_400n) {
+  if (isWindowLapsed(entry.config.lastReset, now)) {
     entry.config.spentToday = 0n;
     entry.config.lastReset = now;
   }
@@ -131,7 +138,7 @@ export function payOut(
   destination: Address,
   amount: bigint,
 ) {
-  const fee = (amount * BigInt(entry.config.feeBasisPoints)) / 10_000n;
+  const fee = transferFee(amount, entry.config.feeBasisPoints);
   if (ctx.state.balance(entry.depositAddress) < amount + fee) fail('InsufficientFunds', ctx);
   ctx.transfer(entry.depositAddress, destination, amount);
   if (fee > 0n) ctx.transfer(entry.depositAddress, ctx.treasury, fee);
@@ -171,18 +178,17 @@ export function block(
   fail(BLOCK_ERRORS[reason], ctx);
 }
 
+/** The policy's verdict on a transfer in the current window: the block reason and whether it announces an override. */
 export function transferPolicy(
   ctx: InstructionContext,
   entry: VaultEntry,
   destination: Address,
   amount: bigint,
-  fee: bigint,
-): BlockReason | null {
+): { reason: BlockReason; withOverride: boolean } | null {
   const { config } = entry;
-  if (config.whitelistCount > 0 && !config.whitelist.includes(destination)) return 'not_whitelisted';
-  if (config.spentToday + amount > config.dailyLimit) return 'exceeded_daily_limit';
-  if (ctx.state.balance(entry.depositAddress) < amount + fee) return 'insufficient_funds';
-  return null;
+  const balance = ctx.state.balance(entry.depositAddress);
+  const reason = findBlockReason(config, config.spentToday, balance, { destination, amount });
+  return reason === null ? null : { reason, withOverride: announcesOverride(reason) };
 }
 
 export function emitPolicy(ctx: InstructionContext, vault: Address, entry: VaultEntry): void {

@@ -36,7 +36,7 @@ import type {
   TransactionList,
   TransactionListQuery,
   TransferCheck,
-  TransferCheckInput,
+  TransferCheckQuery,
   UpdateVaultBody,
   UpdateVaultResponse,
   UpdateWebhookBody,
@@ -124,10 +124,10 @@ function vaultMethods(t: Transport) {
         ...o,
       }),
     /** What the vault's agent may still send, until when, and the owner's open approvals; read from the chain. */
-    budget: ({ vault }: { vault: string }, o: CallOptions = {}) =>
+    budget: (vault: string, o: CallOptions = {}) =>
       t.request<Budget>({ method: 'GET', path: `/api/vaults/${seg(vault)}/budget`, ...o }),
     /** Whether the program would let this transfer through now, and if not why (costs no transaction). */
-    check: ({ vault, destination, amount, agent }: TransferCheckInput, o: CallOptions = {}) =>
+    check: (vault: string, { destination, amount, agent }: TransferCheckQuery, o: CallOptions = {}) =>
       t.request<TransferCheck>({
         method: 'GET',
         path: `/api/vaults/${seg(vault)}/check`,

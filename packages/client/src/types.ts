@@ -230,9 +230,7 @@ export interface Budget {
 }
 
 /** A transfer to check before sending it (GET /api/vaults/:address/check). */
-export interface TransferCheckInput {
-  /** The vault address (or its record uuid). */
-  vault: string;
+export interface TransferCheckQuery {
   destination: string;
   /** Lamports: a safe integer, a decimal string or a bigint, 1..2^64-1. */
   amount: string | number | bigint;

@@ -2,6 +2,7 @@
 // adapters are plugged into the domain's ports here; route plugins receive the services they use.
 import { address } from '@solana/kit';
 import type { AppDeps } from './app-deps.js';
+import { createReadCache, type ReadCache } from './cache/read-cache.js';
 import { approvalChain } from './chain/approval-chain.js';
 import { createLandingChain } from './chain/landing-chain.js';
 import { createLiveVaultAccounts } from './chain/live-vault-accounts.js';
@@ -20,7 +21,6 @@ import { createReadinessService, type ReadinessService } from './domain/health/r
 import { createTransactionLanding } from './domain/landing/transaction-landing.js';
 import { createLiveFeed, type LiveFeed } from './domain/live-feed/live-feed.js';
 import { createOverrideReadService, type OverrideReadService } from './domain/overrides/override-reads.js';
-import { createReadCache, type ReadCache } from './domain/read-cache.js';
 import {
   createTransactionReadService,
   type TransactionReadService,

@@ -1,6 +1,7 @@
 // What the Action steps share: the service's dependencies, built once per service, and how a request is
 // found from its address.
 import type { GetGenesisHashApi, Rpc } from '@solana/kit';
+import type { ReadCache } from '../../cache/read-cache.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Database } from '../../storage/database.js';
@@ -8,7 +9,6 @@ import type { LandingChain } from '../landing/landing-port.js';
 import type { TransactionLanding } from '../landing/transaction-landing.js';
 import { overrideNotFound } from '../overrides/override-reads.js';
 import { buildBlinkUrl } from '../overrides/override-resource.js';
-import type { ReadCache } from '../read-cache.js';
 import { vaultNotFound } from '../vaults/vault-reads.js';
 import { parseOverrideNonce } from './action-rules.js';
 import { type ActionOverride, findActionOverride } from './action-store.js';

@@ -1,9 +1,9 @@
 // Analytics use cases: aggregated spending over a range (cached 5 min) and live vault figures.
 import { sql } from 'drizzle-orm';
+import type { ReadCache } from '../../cache/read-cache.js';
 import { CACHE_TTL, CROSS_VAULT_TAG, vaultTag } from '../../cache/tags.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Storage } from '../../storage/database.js';
-import type { ReadCache } from '../read-cache.js';
 import { vaultNotFound } from '../vaults/vault-reads.js';
 import { readRangeFigures } from './analytics-queries.js';
 import { buildAnalyticsReport } from './analytics-report.js';

@@ -1,7 +1,7 @@
 // What making a transaction land needs from the chain: the RPC calls and the wire codecs. The domain
 // declares it; src/chain/landing-chain.ts implements it.
 import type { Instruction } from '@solana/kit';
-import type { LatestBlockhash } from '../vaults/latest-blockhash.js';
+import type { LatestBlockhash } from './latest-blockhash.js';
 
 /** A simulation as the node answers it: `err` in the RPC's JSON shape, lamports of the accounts asked for. */
 export interface SimulationResult {

@@ -3,8 +3,8 @@
 // compute budget from the simulated consumption and the price from recent fees; then hand out or explain.
 import { type Instruction, isSignerRole } from '@solana/kit';
 import { AppError } from '../../errors.js';
-import { createLatestBlockhashSource } from '../vaults/latest-blockhash.js';
 import type { LandingChain } from './landing-port.js';
+import { createLatestBlockhashSource } from './latest-blockhash.js';
 import {
   capPrice,
   createPriorityFeeEstimator,

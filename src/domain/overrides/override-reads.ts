@@ -1,5 +1,6 @@
 // Public override reads: lists newest first (createdAt desc, then id) and one override by (vault, nonce).
 import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm';
+import type { ReadCache } from '../../cache/read-cache.js';
 import { CACHE_TTL, CROSS_VAULT_TAG, vaultTag } from '../../cache/tags.js';
 import { AppError, validationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -15,7 +16,6 @@ import {
 import type { Database } from '../../storage/database.js';
 import { type OverrideStatus, overrides } from '../../storage/schema/overrides.js';
 import { vaults } from '../../storage/schema/vaults.js';
-import type { ReadCache } from '../read-cache.js';
 import { findVault, vaultNotFound } from '../vaults/vault-reads.js';
 import {
   type OverrideResource,

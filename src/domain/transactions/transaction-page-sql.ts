@@ -1,7 +1,8 @@
 // SQL of the transaction list pages, newest first (timestamp desc, then id desc), each filter served
 // by its own index. Numbers and times come back as text, ready for the API.
+
+import { isoTimestamp } from '../../storage/prepared-rows.js';
 import type { TransactionStatus } from '../../storage/schema/transactions.js';
-import { isoTimestamp } from '../prepared-rows.js';
 
 /** A page row as the SQL returns it. */
 export interface PageRow {

@@ -2,10 +2,10 @@
 // served by its own index in newest-first order).
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Storage } from '../../storage/database.js';
+import { prepareRows } from '../../storage/prepared-rows.js';
 import { overrides } from '../../storage/schema/overrides.js';
 import { type TransactionStatus, transactions } from '../../storage/schema/transactions.js';
 import { vaults } from '../../storage/schema/vaults.js';
-import { prepareRows } from '../prepared-rows.js';
 import { createPageAnchors, type PageAnchors } from './page-anchors.js';
 import {
   type PageRow,

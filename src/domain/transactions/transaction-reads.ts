@@ -1,4 +1,6 @@
 // Public transaction reads: lists newest first (timestamp desc, then id) and the detail by id or signature.
+
+import type { ReadCache } from '../../cache/read-cache.js';
 import { CACHE_TTL, CROSS_VAULT_TAG, vaultTag } from '../../cache/tags.js';
 import { AppError, validationError } from '../../errors.js';
 import {
@@ -12,7 +14,6 @@ import {
 import { isUuid } from '../../lib/uuid.js';
 import type { Storage } from '../../storage/database.js';
 import type { TransactionStatus } from '../../storage/schema/transactions.js';
-import type { ReadCache } from '../read-cache.js';
 import { vaultNotFound } from '../vaults/vault-reads.js';
 import { createTransactionQueries, type TransactionCounters } from './transaction-queries.js';
 import {

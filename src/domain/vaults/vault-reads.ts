@@ -1,5 +1,6 @@
 // Public vault reads: the list (newest first) and the detail, cached for 5 minutes by vault tag.
 import { asc, count, desc, eq, sql } from 'drizzle-orm';
+import type { ReadCache } from '../../cache/read-cache.js';
 import { CACHE_TTL, CROSS_VAULT_TAG, vaultTag } from '../../cache/tags.js';
 import { AppError } from '../../errors.js';
 import {
@@ -13,7 +14,6 @@ import {
 import { isUuid } from '../../lib/uuid.js';
 import type { Database, Queryable } from '../../storage/database.js';
 import { type VaultRow, vaults } from '../../storage/schema/vaults.js';
-import type { ReadCache } from '../read-cache.js';
 import { toVaultDetail, toVaultListItem, type VaultDetail, type VaultListItem } from './vault-resource.js';
 
 export interface VaultListQuery {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createMemoryCache } from '../cache/memory-cache.js';
 import { createMetrics } from '../lib/metrics.js';
+import { createMemoryCache } from './memory-cache.js';
 import { createReadCache } from './read-cache.js';
 
 function setup(enabled = true) {

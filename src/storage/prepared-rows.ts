@@ -1,7 +1,7 @@
 // Hot reads as hand-written SQL returning plain rows: ORM row mapping and pg's timestamp parsing
 // cost more than the query itself on a 50-row page (measured: ~400 µs → ~90 µs of CPU per page).
 import { sql } from 'drizzle-orm';
-import type { Storage } from '../storage/database.js';
+import type { Storage } from './database.js';
 
 /**
  * A fixed statement with $1..$n parameters: a named prepared statement on PostgreSQL (parsed and

@@ -1,6 +1,7 @@
 // Read-through caching of public API reads (docs/BEHAVIOUR.md, Caching), with hit/miss metrics and single-flight loads.
-import type { Cache } from '../cache/cache.js';
+
 import type { Metrics } from '../lib/metrics.js';
+import type { Cache } from './cache.js';
 
 /** Bump when a cached shape changes, so instances sharing Redis never serve an older shape. */
 const KEY_PREFIX = 'read:v1:';

@@ -5,9 +5,9 @@ import type { Address, Signature } from '@solana/kit';
 import type { BackfillConfig } from '../config.js';
 import type { IngestionService } from '../domain/ingestion/apply-signature.js';
 import { findAppliedSignatures, getCursor, setCursor } from '../domain/ingestion/cursor.js';
+import { withRetry } from '../lib/backoff.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Storage, Tx } from '../storage/database.js';
-import { withRetry } from './backoff.js';
 import { createOrderedReader, readTransaction } from './fetch-transaction.js';
 import type { SolanaRpc } from './rpc.js';
 

@@ -8,8 +8,8 @@ import {
   overrideKey,
   type VaultAccountRead,
 } from '../domain/ingestion/types.js';
+import { withRetry } from '../lib/backoff.js';
 import { AccountDecodeError, decodePendingOverride, parseVaultConfigAccount } from './accounts.js';
-import { withRetry } from './backoff.js';
 import { findPendingOverrideAddress, findVaultAuthorityAddress } from './pdas.js';
 import type { SolanaRpc } from './rpc.js';
 

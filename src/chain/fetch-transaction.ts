@@ -2,7 +2,7 @@
 // signature is decoded from, whether a notification or the backfill named it.
 import type { Address, Signature } from '@solana/kit';
 import type { ChainTransaction } from '../domain/ingestion/types.js';
-import { sleep, withRetry } from './backoff.js';
+import { sleep, withRetry } from '../lib/backoff.js';
 import { parseProgramLogs } from './log-parser.js';
 import { decodeProgramEvent } from './program-events.js';
 import type { SolanaRpc } from './rpc.js';

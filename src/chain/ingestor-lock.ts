@@ -4,8 +4,8 @@
 import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { sleep } from '../lib/backoff.js';
 import type { Storage, Tx } from '../storage/database.js';
-import { sleep } from './backoff.js';
 
 /** Advisory lock key of the active ingestor (below 2^31: pg_locks shows it as classid 0, objid key). */
 export const INGESTOR_LOCK_KEY = 7_267_002;

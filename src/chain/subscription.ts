@@ -5,7 +5,7 @@
 // while on a fallback checks the preferred endpoints now and then, reconnecting to the first that answers.
 import type { Address } from '@solana/kit';
 import type { Logger } from 'pino';
-import { createBackoff, sleep } from './backoff.js';
+import { createBackoff, sleep } from '../lib/backoff.js';
 import type { RpcEndpoint, RpcEndpoints } from './rpc-endpoints.js';
 
 const STABLE_MS = 10_000;

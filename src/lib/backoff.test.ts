@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { backoffDelay, createBackoff, sleep } from './backoff.js';
+import { backoffDelay, createBackoff, sleep, withRetry } from './backoff.js';
 
 test('the delay doubles from the base up to the cap', () => {
   const delays = [0, 1, 2, 3, 4, 5].map((n) => backoffDelay(n, { baseMs: 500, capMs: 10_000 }));
@@ -31,4 +31,14 @@ test('sleep ends at once when its signal aborts', async (t) => {
   controller.abort();
   await slept;
   assert.equal(done, true);
+});
+
+test('withRetry answers with the first success and throws the last failure once attempts run out', async () => {
+  let calls = 0;
+  const flaky = () => (++calls < 3 ? Promise.reject(new Error(`fail ${calls}`)) : Promise.resolve('ok'));
+  assert.equal(await withRetry(flaky, { attempts: 3, baseMs: 0, capMs: 0 }), 'ok');
+  assert.equal(calls, 3);
+  calls = 0;
+  await assert.rejects(withRetry(flaky, { attempts: 2, baseMs: 0, capMs: 0 }), /fail 2/);
+  assert.equal(calls, 2);
 });

@@ -1,5 +1,6 @@
 // Capped exponential backoff (jittered by default) and an abortable sleep: the one retry delay of
-// every loop that waits for something to come back (the database at start, RPC endpoints, ingestion).
+// every loop that waits for something to come back (the database at start, RPC endpoints, ingestion),
+// and withRetry for a call that may fail a few times before it answers.
 
 export interface BackoffOptions {
   baseMs: number;
@@ -48,4 +49,20 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/** Runs fn, retrying failures with backoff; the last failure (or an abort) is thrown. */
+export async function withRetry<T>(
+  fn: () => Promise<T>,
+  options: { attempts: number; baseMs?: number; capMs?: number; signal?: AbortSignal },
+): Promise<T> {
+  const backoff = createBackoff({ baseMs: options.baseMs ?? 100, capMs: options.capMs ?? 2_000 });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (attempt >= options.attempts || options.signal?.aborted) throw error;
+      await sleep(backoff.next(), options.signal);
+    }
+  }
 }

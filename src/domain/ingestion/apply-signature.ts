@@ -13,7 +13,7 @@ import { loadBatchState } from './batch-state.js';
 import { type Cursor, setCursor } from './cursor.js';
 import { insertEvents, markApplied } from './event-log.js';
 import { planBatch } from './plan.js';
-import { projectBatch } from './projections.js';
+import { projectBatch } from './project-batch.js';
 import type { ChainStateReader, ChainTransaction } from './types.js';
 import { writeProjections } from './write.js';
 

@@ -4,7 +4,7 @@ import { and, inArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../../storage/database.js';
 import { overrides, vaults } from '../../storage/schema/index.js';
 import type { BatchNeeds, VaultNonce } from './batch-state.js';
-import { isProjected } from './projections.js';
+import { isProjected } from './project-batch.js';
 import { type ChainTransaction, type KnownChainEvent, overrideKey } from './types.js';
 
 export interface BatchPlan {

@@ -12,9 +12,9 @@ import {
 import { type DestinationMark, markDestinationsDirty } from '../analytics/metrics-dirty.js';
 import { recordTransactionStats } from '../vaults/vault-stats.js';
 import { enqueueWebhookEvent } from '../webhooks/outbox.js';
+import type { ProjectionOutput } from './batch-io.js';
 import type { BatchState } from './batch-state.js';
 import { jsonRows } from './event-log.js';
-import type { ProjectionOutput } from './projection-io.js';
 
 const excluded = (column: PgColumn): SQL => sql.raw(`excluded."${column.name}"`);
 

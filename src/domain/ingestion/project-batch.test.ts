@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { BatchState } from './batch-state.js';
-import { type ProjectionInput, projectBatch } from './projections.js';
+import { type ProjectionInput, projectBatch } from './project-batch.js';
 import {
   type ChainEvent,
   type ChainTransaction,

@@ -2,11 +2,11 @@
 // transfers, and the metric days they dirty. Used through the transaction context.
 import { randomUUID } from 'node:crypto';
 import type { TransactionStatus } from '../../storage/schema/index.js';
+import type { ProjectionInput, ProjectionOutput } from './batch-io.js';
 import type { OverrideState, TransactionState, VaultState } from './batch-state.js';
 import { buildBlinkUrl } from './payloads.js';
-import type { ProjectionInput, ProjectionOutput } from './projection-io.js';
 import { type ChainTransaction, overrideKey } from './types.js';
-import { findByChainNonce, findFirstRequest, fromUnix } from './vault-projection.js';
+import { findByChainNonce, findFirstRequest, fromUnix } from './vault-rows.js';
 
 export interface NewOverride {
   /** The nonce it is addressed by: the announced one, or the on-chain one for an override of its own. */

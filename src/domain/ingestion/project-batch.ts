@@ -3,9 +3,9 @@
 // state it is given (changed in place, every change through the transaction context, so the caller
 // can write the dirty ones), and the webhooks, Blinks and dirty metric days are returned.
 import { OVERRIDE_TTL_SECONDS } from '../overrides/override-resource.js';
+import type { ProjectionInput, ProjectionOutput } from './batch-io.js';
 import { buildBlockedPayload, buildPolicyPayload, buildTransactionPayload } from './payloads.js';
-import { createTransactionContext, type TransactionContext } from './projection-context.js';
-import type { ProjectionInput, ProjectionOutput } from './projection-io.js';
+import { createTransactionContext, type TransactionContext } from './transaction-context.js';
 import type { ChainEvent, ChainEventName, ChainTransaction, KnownChainEvent } from './types.js';
 import {
   findApprovedOverride,
@@ -13,9 +13,9 @@ import {
   findUnresolvedRequest,
   fromUnix,
   tierIndex,
-} from './vault-projection.js';
+} from './vault-rows.js';
 
-export type { IngestionWarning, ProjectionInput, ProjectionOutput } from './projection-io.js';
+export type { IngestionWarning, ProjectionInput, ProjectionOutput } from './batch-io.js';
 
 type EventOf<N extends ChainEventName> = Extract<ChainEvent, { name: N }>;
 type Projection<N extends ChainEventName> = (ctx: TransactionContext, event: EventOf<N>) => void;

@@ -1,6 +1,7 @@
 // The per-transaction toolkit the event handlers use: find or create the vault, add transaction and
 // override rows, queue webhooks, mark metric days. Everything lands in the batch state or output.
 import type { OutboxEvent } from '../webhooks/outbox.js';
+import type { IngestionWarning, ProjectionInput, ProjectionOutput } from './batch-io.js';
 import type { BatchState, OverrideState, VaultState } from './batch-state.js';
 import {
   buildApprovalUrl,
@@ -9,7 +10,6 @@ import {
   buildVaultPayload,
   type OverrideLinks,
 } from './payloads.js';
-import type { IngestionWarning, ProjectionInput, ProjectionOutput } from './projection-io.js';
 import {
   addOverride,
   addPendingTransfer,
@@ -20,11 +20,11 @@ import {
   markDay,
   type Scope,
   settlePendingTransfer,
-} from './projection-rows.js';
+} from './row-changes.js';
 import type { ChainTransaction } from './types.js';
-import { applyAccount, createVault } from './vault-projection.js';
+import { applyAccount, createVault } from './vault-rows.js';
 
-export type { IngestionWarning, ProjectionInput, ProjectionOutput } from './projection-io.js';
+export type { IngestionWarning, ProjectionInput, ProjectionOutput } from './batch-io.js';
 
 export type TransactionContext = ReturnType<typeof createTransactionContext>;
 

@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.js';
 import { type Cache, createMemoryCache, createRedisCache } from '../src/cache/index.js';
-import { createLocalCounters } from '../src/http/plugins/rate-limit.js';
+import { createLocalCounters } from '../src/http/plugins/rate-limit-local-counters.js';
 import { createTestDeps } from '../test/support/app.js';
 import { createTestStorage } from '../test/support/database.js';
 

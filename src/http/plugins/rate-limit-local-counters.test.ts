@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mock, test } from 'node:test';
-import { createLocalCounters } from './rate-limit.js';
+import { createLocalCounters } from './rate-limit-local-counters.js';
 
 const READ = 0;
 const WRITE = 1;

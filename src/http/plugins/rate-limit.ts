@@ -3,12 +3,14 @@
 
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Cache, RedisCache } from '../../cache/index.js';
+import type { Cache } from '../../cache/index.js';
 import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { routeConfigOf } from '../route-config.js';
+import { BUDGETS, type Spent } from './rate-limit-local-counters.js';
+import { getCounterStore, localStoreOf } from './rate-limit-redis-counters.js';
 
 export type RateLimitCategory = 'read' | 'write' | 'analytics';
 
@@ -25,171 +27,11 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 /** Requests per client IP per window. */
 export const RATE_LIMITS = { read: 100, write: 20, analytics: 30, overall: 100 } as const;
 type Budget = keyof typeof RATE_LIMITS;
+const categorySlot = (category: RateLimitCategory): number => BUDGETS.indexOf(category);
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const ANALYTICS_PREFIX = '/api/analytics';
 const STORE_WARNING_INTERVAL_MS = 10_000;
-/** Client addresses the in-process counters remember at most; the stalest is forgotten first. */
-const LOCAL_STORE_CLIENTS = 100_000;
-
-/** Budget slots of one client's counters: its category's (0..2) and the overall one (3). */
-const BUDGETS = ['read', 'write', 'analytics', 'overall'] as const satisfies readonly Budget[];
-const OVERALL = 3;
-const categorySlot = (category: RateLimitCategory): number => BUDGETS.indexOf(category);
-
-/**
- * What one request spent: [category count, category ms left, overall count, overall ms left]. The
- * in-process counters fill one shared array (requests are counted synchronously, one at a time).
- */
-export type Spent = ArrayLike<number>;
-
-/**
- * Both budgets of a request in one lookup: one map entry per client address holding every budget's
- * fixed window (start, count), or one Redis script call for the two counters.
- */
-export interface CounterStore {
-  /** Synchronous when the counters are in this process; a promise when they are shared (Redis). */
-  spend(category: number, ip: string, timeWindow: number): Spent | Promise<Spent>;
-}
-
-/**
- * In-process fixed windows: per client, [start, count] for each of the four budgets.
- *
- * A client is forgotten two windows after its overall window began (a category window starts within
- * an overall one, so by then every window of it has ended), or, when maxClients are remembered, the
- * stalest first. Which client is stalest comes from a queue of overall-window starts, read from its
- * head: the Map is only ever looked up by key. (Walking a V8 Map from its front passes every entry
- * deleted there since the table was last rebuilt: with a steady stream of new addresses and the store
- * full, that walk made one request cost up to 180 µs.)
- */
-export function createLocalCounters(maxClients = LOCAL_STORE_CLIENTS) {
-  const clients = new Map<string, Float64Array>();
-  /** Overall-window starts in time order: [address, start] pairs from `head` on. */
-  let starts: (string | number)[] = [];
-  let head = 0;
-  const out = new Float64Array(4);
-  /** Forgets the client of the queue's head entry if that entry is its current overall window. */
-  const popStalest = (): void => {
-    const ip = starts[head] as string;
-    const start = starts[head + 1] as number;
-    head += 2;
-    if (clients.get(ip)?.[OVERALL * 2] === start) clients.delete(ip);
-    if (head > 1_024 && head * 2 > starts.length) {
-      starts = starts.slice(head);
-      head = 0;
-    }
-  };
-  const forgetEnded = (now: number, timeWindow: number) => {
-    while (head < starts.length && (starts[head + 1] as number) + 2 * timeWindow <= now) popStalest();
-  };
-  const spendSlot = (windows: Float64Array, slot: number, now: number, timeWindow: number, at: number) => {
-    const start = windows[slot * 2]!;
-    if (windows[slot * 2 + 1] === 0 || start + timeWindow <= now) {
-      windows[slot * 2] = now;
-      windows[slot * 2 + 1] = 1;
-      out[at] = 1;
-      out[at + 1] = timeWindow;
-      return;
-    }
-    const count = windows[slot * 2 + 1]! + 1;
-    windows[slot * 2 + 1] = count;
-    out[at] = count;
-    out[at + 1] = timeWindow - (now - start);
-  };
-  return {
-    /** Clients whose windows are remembered (at most maxClients). */
-    size: () => clients.size,
-    spend(category: number, ip: string, timeWindow: number): Spent {
-      // Date.now, not a monotonic clock: tests move the window with mocked timers.
-      const now = Date.now();
-      forgetEnded(now, timeWindow);
-      let windows = clients.get(ip);
-      if (windows === undefined) {
-        while (clients.size >= maxClients && head < starts.length) popStalest();
-        windows = new Float64Array(BUDGETS.length * 2);
-        clients.set(ip, windows);
-      }
-      const overallStart = windows[OVERALL * 2];
-      spendSlot(windows, category, now, timeWindow, 0);
-      spendSlot(windows, OVERALL, now, timeWindow, 2);
-      // A new overall window (or a new client): queued under its start.
-      if (windows[OVERALL * 2] !== overallStart || windows[OVERALL * 2 + 1] === 1) starts.push(ip, now);
-      return out;
-    },
-  } satisfies CounterStore & { size(): number };
-}
-
-/** Fixed windows of the two budgets of a request, in one round trip: INCR each, PEXPIRE when new. */
-const SPEND_SCRIPT = `
-local result = {}
-for i, key in ipairs(KEYS) do
-  local current = redis.call('INCR', key)
-  local ttl
-  if current == 1 then
-    redis.call('PEXPIRE', key, ARGV[1])
-    ttl = tonumber(ARGV[1])
-  else
-    ttl = redis.call('PTTL', key)
-    if ttl < 0 then
-      redis.call('PEXPIRE', key, ARGV[1])
-      ttl = tonumber(ARGV[1])
-    end
-  end
-  result[i * 2 - 1] = current
-  result[i * 2] = ttl
-end
-return result`;
-
-type SpendCommand = (
-  categoryKey: string,
-  overallKey: string,
-  timeWindow: number,
-) => Promise<[number, number, number, number]>;
-
-// In-process counters belong to the cache object, so apps sharing one cache share one budget, as
-// instances sharing one Redis do.
-const localStores = new WeakMap<Cache, ReturnType<typeof createLocalCounters>>();
-
-function localStoreOf(cache: Cache) {
-  let store = localStores.get(cache);
-  if (store === undefined) {
-    store = createLocalCounters();
-    localStores.set(cache, store);
-  }
-  return store;
-}
-
-/**
- * Counters live next to the cache: in Redis (shared by every instance) or in this process. Redis
- * counters fall back to this process's own whenever Redis cannot answer (not connected, or a command
- * fails), so an outage leaves per-process budgets, never none; `onSharedStoreError` hears of each
- * budget it could not spend there (two per request).
- */
-export function getCounterStore(cache: Cache, onSharedStoreError?: (error: Error) => void): CounterStore {
-  const local = localStoreOf(cache);
-  if (cache.kind !== 'redis') return local;
-  const { client, prefix } = cache as RedisCache;
-  const keyPrefixes = BUDGETS.map((budget) => `${prefix}rl:${budget}:`);
-  if (!('vkSpendBudgets' in client)) {
-    client.defineCommand('vkSpendBudgets', { numberOfKeys: 2, lua: SPEND_SCRIPT });
-  }
-  const command = (client as unknown as { vkSpendBudgets: SpendCommand }).vkSpendBudgets.bind(client);
-  const notConnected = new Error('redis is not connected');
-  const fallBack = (error: Error, category: number, ip: string, timeWindow: number) => {
-    onSharedStoreError?.(error);
-    onSharedStoreError?.(error);
-    return local.spend(category, ip, timeWindow);
-  };
-  return {
-    spend(category, ip, timeWindow) {
-      if (client.status !== 'ready') return fallBack(notConnected, category, ip, timeWindow);
-      return command(keyPrefixes[category] + ip, keyPrefixes[OVERALL] + ip, timeWindow).then(
-        (result) => result,
-        (error: Error) => fallBack(error, category, ip, timeWindow),
-      );
-    },
-  };
-}
 
 export function getRateLimitCategory(request: FastifyRequest): RateLimitCategory {
   return categoryOf(request.routeOptions.config, request.method);

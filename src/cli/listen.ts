@@ -1,7 +1,7 @@
 // vaultkeeper listen: reads the live feed and POSTs each event of the owner's vaults to a local URL,
 // signed exactly as a webhook delivery is (both schemes, one whsec_ secret), for developing a receiver.
 import { createVaultkeeperClient, type FeedEvent, VaultkeeperError } from '@vaultkeeper/client';
-import { FEED_EVENTS } from '@vaultkeeper/webhooks';
+import { FEED_EVENTS, standardKeyText, WEBHOOK_SECRET_PREFIX } from '@vaultkeeper/webhooks';
 import { buildSignedDelivery, generateWebhookSecret } from '../domain/webhooks/signatures.js';
 import {
   type ApiAccess,
@@ -35,7 +35,7 @@ export function parseListenSettings(values: Values): ListenSettings {
     );
   }
   const given = typeof values.secret === 'string' ? values.secret : undefined;
-  if (given !== undefined && !/^whsec_[A-Za-z0-9+/]{4,}={0,2}$/.test(given)) {
+  if (given !== undefined && !isWebhookSecret(given)) {
     throw new CliError('--secret must be whsec_ followed by base64', EXIT.usage);
   }
   return {
@@ -45,6 +45,11 @@ export function parseListenSettings(values: Values): ListenSettings {
     secret: given ?? generateWebhookSecret(),
     generated: given === undefined,
   };
+}
+
+/** `whsec_` followed by base64 of at least three bytes. */
+function isWebhookSecret(text: string): boolean {
+  return text.startsWith(WEBHOOK_SECRET_PREFIX) && /^[A-Za-z0-9+/]{4,}={0,2}$/.test(standardKeyText(text));
 }
 
 /** Decides whether an event is the owner's: by its vault's authority, read once per vault. */

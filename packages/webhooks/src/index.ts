@@ -2,6 +2,7 @@
 // receiver on Node 20+, in a browser worker or on an edge runtime uses the same code.
 import { bytesEqual, fromBase64, toHex, utf8 } from './encoding.js';
 import type { BlockReason, Override, Transaction, Vault } from './resources.js';
+import { splitSignature, standardKeyText, standardSignedText } from './wire-format.js';
 
 export {
   type DeliveredEventName,
@@ -14,6 +15,13 @@ export {
   type WebhookEventName,
 } from './events.js';
 export type * from './resources.js';
+export {
+  spliceSignature,
+  splitSignature,
+  standardKeyText,
+  standardSignedText,
+  WEBHOOK_SECRET_PREFIX,
+} from './wire-format.js';
 
 /** The `data` of each event (README, Webhooks → Events), keyed by every name a delivery can carry. */
 export interface WebhookEventData {
@@ -99,8 +107,6 @@ export interface VerifyWebhookOptions {
 }
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
-const SECRET_PREFIX = 'whsec_';
-const SIGNATURE_FIELD = ',"signature":"';
 
 /** Verifies one delivery and returns its event, or throws WebhookVerificationError. */
 export async function verifyWebhook(options: VerifyWebhookOptions): Promise<VaultkeeperWebhookEvent> {
@@ -155,7 +161,7 @@ async function verifyStandard(
   if (given.length === 0) {
     throw new WebhookVerificationError('malformed', 'webhook-signature holds no v1 signature');
   }
-  const signed = utf8(`${id}.${timestamp}.${body}`);
+  const signed = utf8(standardSignedText(id, timestamp, body));
   for (const secret of secrets) {
     const expected = await hmacSha256(standardKey(secret), signed);
     // Every candidate is compared (no early exit on a match), each in constant time.
@@ -168,12 +174,12 @@ async function verifyVaultkeeper(secrets: readonly string[], body: string, heade
   if (header === null) {
     throw new WebhookVerificationError('missing_headers', 'X-Vaultkeeper-Signature header required');
   }
-  const cut = body.lastIndexOf(SIGNATURE_FIELD);
-  const fromBody = cut === -1 ? '' : body.slice(cut + SIGNATURE_FIELD.length);
-  if (!/^[0-9a-f]{64}"}$/.test(fromBody) || !/^[0-9a-f]{64}$/.test(header)) {
+  const split = splitSignature(body);
+  const fromBody = split?.signatureTail ?? '';
+  if (split === null || !/^[0-9a-f]{64}"}$/.test(fromBody) || !/^[0-9a-f]{64}$/.test(header)) {
     throw new WebhookVerificationError('malformed', 'The body or header does not carry a hex signature');
   }
-  const signed = utf8(`${body.slice(0, cut)}}`);
+  const signed = utf8(split.signed);
   const pairs = [utf8(header), utf8(fromBody.slice(0, 64))];
   for (const secret of secrets) {
     const expected = utf8(toHex(await hmacSha256(utf8(secret), signed)));
@@ -192,7 +198,7 @@ function secretsOf(options: VerifyWebhookOptions): readonly string[] {
 
 /** Standard Webhooks key: the base64-decoded part after `whsec_`. */
 function standardKey(secret: string): Uint8Array {
-  const key = fromBase64(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret);
+  const key = fromBase64(standardKeyText(secret));
   if (key === null || key.length === 0) throw new TypeError('A webhook secret is whsec_ + base64');
   return key;
 }

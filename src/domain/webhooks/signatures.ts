@@ -1,11 +1,16 @@
 // The two signature schemes of a delivery (docs/BEHAVIOUR.md, Webhook payloads and signatures): the Vaultkeeper hex HMAC and Standard Webhooks.
+// The wire format (secret prefix, signed texts, the body's signature field) is @vaultkeeper/webhooks' own.
 import { createHmac, randomBytes } from 'node:crypto';
-
-export const SECRET_PREFIX = 'whsec_';
+import {
+  spliceSignature,
+  standardKeyText,
+  standardSignedText,
+  WEBHOOK_SECRET_PREFIX,
+} from '@vaultkeeper/webhooks';
 
 /** A new subscription secret: `whsec_` + base64 of 32 random bytes. */
 export function generateWebhookSecret(): string {
-  return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
+  return `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 }
 
 /** Hex HMAC-SHA256 keyed by the secret string's UTF-8 bytes over the payload text. */
@@ -20,12 +25,9 @@ export function signStandard(
   timestampSeconds: number,
   body: string,
 ): string {
-  const key = Buffer.from(
-    secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,
-    'base64',
-  );
+  const key = Buffer.from(standardKeyText(secret), 'base64');
   const mac = createHmac('sha256', key)
-    .update(`${webhookId}.${timestampSeconds}.${body}`, 'utf8')
+    .update(standardSignedText(webhookId, timestampSeconds, body), 'utf8')
     .digest('base64');
   return `v1,${mac}`;
 }
@@ -53,7 +55,7 @@ export function buildSignedDelivery(input: {
   attemptAt: Date;
 }): SignedDelivery {
   const signature = signVaultkeeper(input.secrets.secret, input.payload);
-  const body = `${input.payload.slice(0, -1)},"signature":"${signature}"}`;
+  const body = spliceSignature(input.payload, signature);
   const timestamp = Math.floor(input.attemptAt.getTime() / 1000);
   const standard = [input.secrets.secret, input.secrets.previousSecret]
     .filter((s): s is string => s !== null)

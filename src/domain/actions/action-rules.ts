@@ -1,8 +1,9 @@
 // Who may decide an override and when: the checks shared by approve and both reject flows.
 import { AppError, validationError } from '../../errors.js';
 import { U64_MAX } from '../../lib/lamports.js';
+import { assertOverrideDecidable } from '../overrides/override-lifecycle.js';
 import type { ActionOverride } from './action-store.js';
-import { isExpired, type OverrideFacts } from './action-text.js';
+import type { OverrideFacts } from './action-text.js';
 import type { DecisionInput } from './action-types.js';
 
 export type SignatureFailure =
@@ -58,15 +59,7 @@ export function assertDecider(target: ActionOverride, input: DecisionInput): voi
   }
 }
 
-/** Only a pending override can be decided; an expired one can still be rejected, never approved. */
+/** The lifecycle's rule (overrides/override-lifecycle.ts) applied to a Blink's target. */
 export function assertDecidable(target: ActionOverride, now: Date, options: { approving: boolean }): void {
-  const { status, expiresAt } = target.override;
-  if (status !== 'pending') {
-    throw new AppError('OVERRIDE_NOT_PENDING', `Override is ${status}, not pending`, { status });
-  }
-  if (options.approving && isExpired({ expiresAt }, now)) {
-    throw new AppError('OVERRIDE_EXPIRED', 'Override has expired and can no longer be approved', {
-      expiresAt: expiresAt.toISOString(),
-    });
-  }
+  assertOverrideDecidable(target.override, now, options);
 }

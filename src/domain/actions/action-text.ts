@@ -1,6 +1,7 @@
 // What a person reads in a Blink: titles, the description of a blocked transfer, why it is disabled.
 import { formatSol } from '../../lib/lamports.js';
 import type { OverrideStatus } from '../../storage/schema/overrides.js';
+import { isPastExpiry } from '../overrides/override-lifecycle.js';
 
 /** The facts about an override that its texts need. */
 export interface OverrideFacts {
@@ -50,7 +51,7 @@ export function describeDuration(ms: number): string {
 }
 
 export function isExpired(facts: Pick<OverrideFacts, 'expiresAt'>, now: Date): boolean {
-  return facts.expiresAt.getTime() <= now.getTime();
+  return isPastExpiry(facts.expiresAt, now);
 }
 
 /** Why the Blink's buttons are disabled, or null when the override can still be decided. */

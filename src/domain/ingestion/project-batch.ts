@@ -2,7 +2,7 @@
 // pure: a batch of decoded transactions, oldest first, is folded into the loaded rows of the batch
 // state it is given (changed in place, every change through the transaction context, so the caller
 // can write the dirty ones), and the webhooks, Blinks and dirty metric days are returned.
-import { OVERRIDE_TTL_SECONDS } from '../overrides/override-resource.js';
+import { overrideExpiresAt } from '../overrides/override-lifecycle.js';
 import type { ProjectionInput, ProjectionOutput } from './batch-io.js';
 import { buildBlockedPayload, buildPolicyPayload, buildTransactionPayload } from './payloads.js';
 import { createTransactionContext, type TransactionContext } from './transaction-context.js';
@@ -19,7 +19,6 @@ export type { IngestionWarning, ProjectionInput, ProjectionOutput } from './batc
 
 type EventOf<N extends ChainEventName> = Extract<ChainEvent, { name: N }>;
 type Projection<N extends ChainEventName> = (ctx: TransactionContext, event: EventOf<N>) => void;
-const OVERRIDE_TTL_MS = Number(OVERRIDE_TTL_SECONDS) * 1000;
 
 /** Events that change projections: every known event of a successful transaction, and TransactionBlocked. */
 export function isProjected(tx: ChainTransaction, event: ChainEvent): event is ChainEvent & KnownChainEvent {
@@ -121,7 +120,7 @@ function projectBlocked(ctx: TransactionContext, event: EventOf<'TransactionBloc
       chainNonce: null,
       amount: d.amount,
       destination: d.destination,
-      expiresAt: new Date(ctx.at.getTime() + OVERRIDE_TTL_MS),
+      expiresAt: overrideExpiresAt(ctx.at),
       reason: d.reason,
     });
   }

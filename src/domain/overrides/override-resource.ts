@@ -4,9 +4,7 @@ import { and, eq, isNull, or, type SQL } from 'drizzle-orm';
 import { type Static, Type } from 'typebox';
 import { Address, Lamports, NullableString, StringEnum, Timestamp } from '../../lib/json-schema.js';
 import { OVERRIDE_STATUSES, type OverrideStatus, overrides } from '../../storage/schema/overrides.js';
-
-/** Override lifetime the program sets on create_override (expires_at = now + 1 h). */
-export const OVERRIDE_TTL_SECONDS = 3600n;
+import { isOverrideExpired } from './override-lifecycle.js';
 
 /**
  * Where an approval request lives: the first request that announced a nonce in a vault is addressed by
@@ -43,11 +41,6 @@ export function buildBlinkUrl(publicBaseUrl: string, address: OverrideAddress, a
 /** The approval page a person opens from e-mail or chat: `{PUBLIC_BASE_URL}/overrides/{vault}/{nonce}[?transfer=…]`. */
 export function buildApprovalUrl(publicBaseUrl: string, address: OverrideAddress): string {
   return `${publicBaseUrl}/overrides/${address.vault}/${address.nonce}${transferQuery(address.transfer)}`;
-}
-
-/** A pending override stays `pending` once expiresAt is reached, but is reported expired and cannot be approved. */
-function isOverrideExpired(status: OverrideStatus, expiresAt: Date | string, now: Date): boolean {
-  return status === 'pending' && new Date(expiresAt).getTime() <= now.getTime();
 }
 
 export interface OverrideRecord {

@@ -5,7 +5,7 @@ import {
   findVaultAuthorityAddress,
 } from '../../../src/chain/pdas.js';
 import { getInstructionLogName } from '../../../src/chain/program.js';
-import { OVERRIDE_TTL_SECONDS } from '../../../src/domain/overrides/override-resource.js';
+import { OVERRIDE_TTL_SECONDS } from '../../../src/domain/overrides/override-lifecycle.js';
 import { MAX_NAME_BYTES, MAX_WHITELIST } from '../../../src/domain/vaults/vault-write-rules.js';
 import { OVERRIDE_RENT, type TxInstruction, VAULT_RENT } from './state.js';
 import {

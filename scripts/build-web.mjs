@@ -1,4 +1,4 @@
-// npm run build:web: bundles the owner pages (src/web) into public/assets, which is committed so a fresh
+// npm run build:web: bundles the owner pages (web/) into public/assets, which is committed so a fresh
 // clone serves the pages without building. `--check` builds in memory and fails when the files drifted.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
@@ -13,9 +13,9 @@ const check = process.argv.includes('--check');
 const result = await build({
   absWorkingDir: root,
   entryPoints: {
-    override: 'src/web/override-page.ts',
-    vault: 'src/web/vault-page.ts',
-    pages: 'src/web/pages.css',
+    override: 'web/override-page.ts',
+    vault: 'web/vault-page.ts',
+    pages: 'web/pages.css',
   },
   outdir,
   ...BROWSER_BUNDLE,

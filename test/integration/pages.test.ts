@@ -162,7 +162,7 @@ describe('owner pages', () => {
     }
   });
 
-  test('the committed bundle is what src/web builds to (npm run build:web)', () => {
+  test('the committed bundle is what web/ builds to (npm run build:web)', () => {
     const check = spawnSync(process.execPath, ['scripts/build-web.mjs', '--check'], {
       cwd: ROOT,
       encoding: 'utf8',

@@ -5,8 +5,8 @@ import {
   PENDING_OVERRIDE_BYTES,
   rentExemptMinimum,
   rentExplanation,
-} from '../../src/web/approval-costs.js';
-import { sol } from '../../src/web/format.js';
+} from '../../web/approval-costs.js';
+import { sol } from '../../web/format.js';
 import { OVERRIDE_RENT } from '../support/fake-validator/state.js';
 
 const preview = (instructions: string[]) => ({

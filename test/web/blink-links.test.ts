@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { blinkUrlOf, dialToLink, solanaActionLink } from '../../src/web/blink-links.js';
+import { blinkUrlOf, dialToLink, solanaActionLink } from '../../web/blink-links.js';
 
 const VAULT = '7ahLfVoTVkWGczwHEDNC4yX8zV1bJy9tr1kaztMtsbT9';
 const at = (href: string) => new URL(href);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { getBase58Decoder } from '@solana/kit';
 import { buildSignMessageText as serverText } from '../../src/domain/actions/sign-message.js';
-import { buildSignMessageText, decodeBase64, encodeBase58, encodeBase64 } from '../../src/web/encoding.js';
+import { buildSignMessageText, decodeBase64, encodeBase58, encodeBase64 } from '../../web/encoding.js';
 
 describe('owner page encodings', () => {
   test('base58 matches @solana/kit, leading zero bytes included', () => {

@@ -9,7 +9,7 @@ import {
   lamportsText,
   shortAddress,
   sol,
-} from '../../src/web/format.js';
+} from '../../web/format.js';
 
 describe('owner page formatting', () => {
   test('SOL amounts are exact, grouped, and never pass through floating point', () => {

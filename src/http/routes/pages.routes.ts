@@ -1,4 +1,4 @@
-// The owner pages: HTML shells (public/pages) and their built assets (public/assets, from src/web),
+// The owner pages: HTML shells (public/pages) and their built assets (public/assets, from web/),
 // held in memory, under a strict Content-Security-Policy. The pages read the same public API as anyone.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // What a person reads: SOL amounts, short addresses, times and durations.
-import { formatSol } from '../lib/lamports.js';
+import { formatSol } from '../src/lib/lamports.js';
 
 export { formatSol };
 

@@ -1,5 +1,5 @@
 // What a person reads: SOL amounts, short addresses, times and durations.
-import { formatSol } from '../src/lib/lamports.js';
+import { formatSol } from '@vaultkeeper/client';
 
 export { formatSol };
 

@@ -18,9 +18,5 @@ export function parseLamports(value: unknown, options: { allowZero?: boolean } =
   return parsed >= min && parsed <= U64_MAX ? parsed : null;
 }
 
-/** Lamports as SOL text without floating point: 1500000000n → "1.5". */
-export function formatSol(lamports: bigint): string {
-  const whole = lamports / 1_000_000_000n;
-  const fraction = (lamports % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
-  return fraction === '' ? whole.toString() : `${whole}.${fraction}`;
-}
+/** Lamports as SOL text ("1.5"): the client package's, so the pages and the server write amounts alike. */
+export { formatSol } from '@vaultkeeper/client';

@@ -58,6 +58,7 @@ export type {
   OverrideAddress,
   OverrideReference,
 } from './approvals.js';
+export { formatSol } from './amounts.js';
 export { fromBase58, toBase58 } from './encoding.js';
 export type { EventStreamOptions } from './live-feed.js';
 export type { KitMessagePartialSigner, MessageSigner, WalletStandardSignMessage } from './signers.js';

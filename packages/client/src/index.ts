@@ -50,6 +50,7 @@ import type {
 } from './types.js';
 
 export { FEED_EVENTS, isFeedEventName } from '@vaultkeeper/webhooks';
+export { formatSol } from './amounts.js';
 export type {
   ApprovalByTransfer,
   ApprovalInput,
@@ -58,7 +59,6 @@ export type {
   OverrideAddress,
   OverrideReference,
 } from './approvals.js';
-export { formatSol } from './amounts.js';
 export { fromBase58, toBase58 } from './encoding.js';
 export type { EventStreamOptions } from './live-feed.js';
 export type { KitMessagePartialSigner, MessageSigner, WalletStandardSignMessage } from './signers.js';

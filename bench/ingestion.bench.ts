@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Address } from '@solana/kit';
 import pg from 'pg';
-import { type FakeValidator, startFakeValidator } from '../test/support/fake-validator/index.js';
+import { type FakeValidator, startFakeValidator } from '../dev/validator/index.js';
 import {
   type LogLine as BaseLogLine,
   createFundedVaults,

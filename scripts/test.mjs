@@ -1,4 +1,4 @@
-// npm test: every *.test.ts under src/ and test/ through node's test runner (Node 20 has no --test globs).
+// npm test: every *.test.ts under src/, dev/ and test/ through node's test runner (Node 20 has no --test globs).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ const find = (dir) =>
   });
 
 const filters = process.argv.slice(2).filter((arg) => arg !== '--browser');
-const files = (browser ? [BROWSER_DIR] : ['src', 'test'])
+const files = (browser ? [BROWSER_DIR] : ['src', 'dev', 'test'])
   .flatMap(find)
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
   .sort();

@@ -3,10 +3,10 @@
 // behind one proxy hop (TRUST_PROXY=1), so each request names its client in X-Forwarded-For
 // (bench/support/client-pool.ts).
 import type { AddressInfo } from 'node:net';
+import { startFakeValidator } from '../../dev/validator/index.js';
 import { buildApp } from '../../src/app.js';
 import { createTestDeps } from '../../test/support/app.js';
 import { createTestStorage } from '../../test/support/database.js';
-import { startFakeValidator } from '../../test/support/fake-validator/index.js';
 
 /**
  * More requests a second than the app, its database, the fake RPC and the load generator can answer

@@ -10,7 +10,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startFakeValidator } from '../../test/support/fake-validator/index.js';
+import { startFakeValidator } from '../../dev/validator/index.js';
 import { createFundedVaults, residentMb, startLoggedService } from './logged-service.js';
 import { freePort } from './processes.js';
 

@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Address } from '@solana/kit';
-import type { FakeValidator } from '../../test/support/fake-validator/index.js';
+import type { FakeValidator } from '../../dev/validator/index.js';
 
 /** The fields every caller reads; a caller names the others it reads in its own line type. */
 export interface LogLine {

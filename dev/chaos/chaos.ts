@@ -10,8 +10,8 @@ import { createServer } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { type RpcProxy, startRpcProxy } from '../test/support/rpc-proxy.js';
-import { createTestWallet } from '../test/support/wallet.js';
+import { type RpcProxy, startRpcProxy } from '../../test/support/rpc-proxy.js';
+import { createTestWallet } from '../../test/support/wallet.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -71,7 +71,7 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what:
 const validatorPort = PORTS[0]!;
 const validator = spawn(
   process.execPath,
-  ['--import', 'tsx', 'test/support/fake-validator/main.ts', '--port', String(validatorPort)],
+  ['--import', 'tsx', 'dev/validator/main.ts', '--port', String(validatorPort)],
   {
     stdio: ['ignore', 'pipe', 'inherit'],
   },

@@ -7,10 +7,10 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { WEBHOOK_EVENTS } from '../src/domain/webhooks/webhook-events.js';
-import { startFakeValidator } from '../test/support/fake-validator/index.js';
-import { createOwner } from './demo/owner.js';
-import { ownerAccessLines, saveOwnerAccess, saveOwnerKeypair } from './demo/owner-access.js';
+import { WEBHOOK_EVENTS } from '../../src/domain/webhooks/webhook-events.js';
+import { startFakeValidator } from '../validator/index.js';
+import { createOwner } from './owner.js';
+import { ownerAccessLines, saveOwnerAccess, saveOwnerKeypair } from './owner-access.js';
 import {
   createVaults,
   type DemoVault,
@@ -19,8 +19,8 @@ import {
   playTraffic,
   SOL,
   type StoryContext,
-} from './demo/story.js';
-import { startWebhookReceiver } from './demo/webhook-receiver.js';
+} from './story.js';
+import { startWebhookReceiver } from './webhook-receiver.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -31,7 +31,7 @@ const { values: args } = parseArgs({
     'log-level': { type: 'string', default: 'info' },
   },
 });
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DATA_DIR = resolve(ROOT, 'data/demo');
 const SERVICE_LOG = resolve(DATA_DIR, 'service.log');
 

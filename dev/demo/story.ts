@@ -1,8 +1,8 @@
 // What the demo plays on the simulated chain: three vaults, a week of history in a few seconds, then
 // "today" in real time (transfers, blocks, an approved and a pending override, a pause), then traffic.
 import type { Address } from '@solana/kit';
-import type { FakeValidator } from '../../test/support/fake-validator/index.js';
-import { randomAddress } from '../../test/support/fake-validator/scenarios.js';
+import type { FakeValidator } from '../validator/index.js';
+import { randomAddress } from '../validator/scenarios.js';
 import type { Owner } from './owner.js';
 
 export const SOL = 1_000_000_000n;

@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Address } from '@solana/kit';
-import type { FakeValidator } from '../../test/support/fake-validator/index.js';
+import type { FakeValidator } from '../validator/index.js';
 
 /** Clients sending at any moment; the pool moves on by CLIENT_CHURN_PER_SECOND new ones a second. */
 const CLIENT_POOL = 2_000;

@@ -2,7 +2,7 @@
 //   [--tx-rate 50] [--inject-leak memory|fds|sockets]
 // The service as shipped (`npm start`: every role, rate limits on, TRUST_PROXY=1) on the embedded
 // default (PGlite, in-process cache) or on PostgreSQL + Redis, its chain the fake validator in this
-// process, under a steady mixed load (bench/support/soak-load.ts) for N minutes. Samples the service
+// process, under a steady mixed load (dev/soak/soak-load.ts) for N minutes. Samples the service
 // process (RSS, heap, descriptors, sockets, event-loop delay, in-process map sizes, delivery queue)
 // every S seconds; then stops the load, lets ingestion and deliveries drain, and checks that nothing
 // was lost. Passes when no sampled series grows after warm-up (docs/SOAK.md), no request failed, and
@@ -16,10 +16,10 @@ import { parseArgs } from 'node:util';
 import type { Address } from '@solana/kit';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { type FakeValidator, startFakeValidator } from '../test/support/fake-validator/index.js';
-import { createTestWallet, fetchSigned } from '../test/support/wallet.js';
-import { freePort } from './support/processes.js';
-import { renderSvg, round, type Sample, trends } from './support/soak-analysis.js';
+import { freePort } from '../../bench/support/processes.js';
+import { createTestWallet, fetchSigned } from '../../test/support/wallet.js';
+import { type FakeValidator, startFakeValidator } from '../validator/index.js';
+import { renderSvg, round, type Sample, trends } from './soak-analysis.js';
 import {
   type Behaviour,
   type Caller,
@@ -30,9 +30,9 @@ import {
   streamLoops,
   Tally,
   transactionLoad,
-} from './support/soak-load.js';
+} from './soak-load.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: args } = parseArgs({
   options: {
     minutes: { type: 'string', default: '60' },
@@ -42,7 +42,7 @@ const { values: args } = parseArgs({
     'warmup-minutes': { type: 'string' },
     /** Program transactions a second (default 50); lower only to check the soak itself on a crowded machine. */
     'tx-rate': { type: 'string', default: '50' },
-    /** Preload bench/support/soak-leak.mjs into the service: a deliberate leak the soak must catch. */
+    /** Preload dev/soak/soak-leak.mjs into the service: a deliberate leak the soak must catch. */
     'inject-leak': { type: 'string' },
   },
 });
@@ -212,7 +212,7 @@ async function startService(fake: FakeValidator, backend: Backend) {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const logFd = openSync(join(OUT, 'service.log'), 'a');
-  const leak = INJECT_LEAK === undefined ? [] : ['--import', join(root, 'bench/support/soak-leak.mjs')];
+  const leak = INJECT_LEAK === undefined ? [] : ['--import', join(root, 'dev/soak/soak-leak.mjs')];
   const child: ChildProcess = spawn(process.execPath, [...leak, join(root, 'scripts/start.mjs')], {
     cwd: root,
     stdio: ['ignore', logFd, logFd],

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Address, createSolanaRpc, createSolanaRpcSubscriptions } from '@solana/kit';
-import { parseVaultConfigAccount } from '../../../src/chain/accounts.js';
-import { CLOCK_SYSVAR_ADDRESS, parseClockSysvarAccount } from '../../../src/chain/clock-sysvar.js';
-import { waitFor } from '../wait.js';
+import { parseVaultConfigAccount } from '../../src/chain/accounts.js';
+import { CLOCK_SYSVAR_ADDRESS, parseClockSysvarAccount } from '../../src/chain/clock-sysvar.js';
+import { waitFor } from '../../test/support/wait.js';
 import { type FakeValidator, startFakeValidator } from './index.js';
 import { randomAddress } from './scenarios.js';
 

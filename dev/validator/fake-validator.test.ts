@@ -11,16 +11,16 @@ import {
   type Signature,
   signTransaction,
 } from '@solana/kit';
-import { parseVaultConfigAccount } from '../../../src/chain/accounts.js';
+import { parseVaultConfigAccount } from '../../src/chain/accounts.js';
 import {
   buildApproveOverrideInstruction,
   buildCreateOverrideInstruction,
   buildExecuteApprovedOverrideInstruction,
   decodeInstruction,
-} from '../../../src/chain/instructions.js';
-import { parseProgramLogs } from '../../../src/chain/log-parser.js';
-import { decodeProgramEvent } from '../../../src/chain/program-events.js';
-import { buildUnsignedTransaction, decodeTransactionBase64 } from '../../../src/chain/solana-transactions.js';
+} from '../../src/chain/instructions.js';
+import { parseProgramLogs } from '../../src/chain/log-parser.js';
+import { decodeProgramEvent } from '../../src/chain/program-events.js';
+import { buildUnsignedTransaction, decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { type FakeValidator, startFakeValidator } from './index.js';
 import { randomAddress } from './scenarios.js';
 

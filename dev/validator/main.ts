@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { address } from '@solana/kit';
 import { startFakeValidator } from './index.js';
 
-/** `npx tsx test/support/fake-validator/main.ts --port 8899 [--program-id <id>]`: a fake validator for demos and chaos tests. */
+/** `npx tsx dev/validator/main.ts --port 8899 [--program-id <id>]`: a fake validator for demos and chaos tests. */
 const { values } = parseArgs({
   options: { port: { type: 'string', default: '8899' }, 'program-id': { type: 'string' } },
 });

@@ -1,6 +1,6 @@
 import { type Address, getBase58Encoder, isAddress } from '@solana/kit';
-import { decodeTransactionBytes } from '../../../src/chain/solana-transactions.js';
-import { verifyEd25519 } from '../../../src/lib/ed25519.js';
+import { decodeTransactionBytes } from '../../src/chain/solana-transactions.js';
+import { verifyEd25519 } from '../../src/lib/ed25519.js';
 import { executeTransaction } from './executor.js';
 import { renderAccount, renderSignatureInfo, renderTransaction } from './render.js';
 import type { LedgerState, TransactionRecord } from './state.js';

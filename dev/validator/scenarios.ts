@@ -12,12 +12,12 @@ import {
   buildUpdateAgentSignerInstruction,
   buildUpdateDailyLimitInstruction,
   createVaultInstruction,
-} from '../../../src/chain/instructions.js';
-import { findPendingOverrideAddress } from '../../../src/chain/pdas.js';
-import { SYSTEM_PROGRAM_ADDRESS } from '../../../src/chain/program.js';
-import { encodeProgramEvent, type ProgramEvent } from '../../../src/chain/program-events.js';
-import type { BlockReason } from '../../../src/domain/transactions/transaction-resource.js';
-import type { VaultTier } from '../../../src/domain/vaults/vault-resource.js';
+} from '../../src/chain/instructions.js';
+import { findPendingOverrideAddress } from '../../src/chain/pdas.js';
+import { SYSTEM_PROGRAM_ADDRESS } from '../../src/chain/program.js';
+import { encodeProgramEvent, type ProgramEvent } from '../../src/chain/program-events.js';
+import type { BlockReason } from '../../src/domain/transactions/transaction-resource.js';
+import type { VaultTier } from '../../src/domain/vaults/vault-resource.js';
 import { setVaultState, type VaultStatePatch } from './account-overrides.js';
 import { executeTransaction, type TransactionInput } from './executor.js';
 import {

@@ -15,8 +15,8 @@ import {
   buildApproveOverrideInstruction,
   buildCreateOverrideInstruction,
   buildExecuteApprovedOverrideInstruction,
-} from '../../../src/chain/instructions.js';
-import { buildUnsignedTransaction } from '../../../src/chain/solana-transactions.js';
+} from '../../src/chain/instructions.js';
+import { buildUnsignedTransaction } from '../../src/chain/solana-transactions.js';
 import { countSequentialRoundTrips, type FakeValidator, startFakeValidator } from './index.js';
 import { randomAddress } from './scenarios.js';
 

@@ -5,15 +5,15 @@ import {
   encodeVaultConfig,
   type PendingOverride,
   type VaultConfig,
-} from '../../../src/chain/accounts.js';
+} from '../../src/chain/accounts.js';
 import {
   CLOCK_SYSVAR_ADDRESS,
   type ClockSysvar,
   encodeClockSysvar,
   SYSVAR_OWNER_ADDRESS,
-} from '../../../src/chain/clock-sysvar.js';
-import { SYSTEM_PROGRAM_ADDRESS } from '../../../src/chain/program.js';
-import type { ProgramEvent } from '../../../src/chain/program-events.js';
+} from '../../src/chain/clock-sysvar.js';
+import { SYSTEM_PROGRAM_ADDRESS } from '../../src/chain/program.js';
+import type { ProgramEvent } from '../../src/chain/program-events.js';
 
 /** The fake validator's ledger: balances, the vault program's accounts, transactions and their indexes. */
 

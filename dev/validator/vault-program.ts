@@ -1,12 +1,12 @@
-import { decodeInstruction } from '../../../src/chain/instructions.js';
+import { decodeInstruction } from '../../src/chain/instructions.js';
 import {
   findPendingOverrideAddress,
   findVaultAddress,
   findVaultAuthorityAddress,
-} from '../../../src/chain/pdas.js';
-import { getInstructionLogName } from '../../../src/chain/program.js';
-import { OVERRIDE_TTL_SECONDS } from '../../../src/domain/overrides/override-lifecycle.js';
-import { MAX_NAME_BYTES, MAX_WHITELIST } from '../../../src/domain/vaults/vault-write-rules.js';
+} from '../../src/chain/pdas.js';
+import { getInstructionLogName } from '../../src/chain/program.js';
+import { OVERRIDE_TTL_SECONDS } from '../../src/domain/overrides/override-lifecycle.js';
+import { MAX_NAME_BYTES, MAX_WHITELIST } from '../../src/domain/vaults/vault-write-rules.js';
 import { OVERRIDE_RENT, type TxInstruction, VAULT_RENT } from './state.js';
 import {
   account,

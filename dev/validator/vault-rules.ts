@@ -1,15 +1,15 @@
 import type { Address } from '@solana/kit';
-import { type DecodedInstruction, INSTRUCTION_ACCOUNTS } from '../../../src/chain/instructions.js';
-import { PROGRAM_ERRORS, type ProgramErrorName } from '../../../src/chain/program.js';
-import type { KnownProgramEvent } from '../../../src/chain/program-events.js';
+import { type DecodedInstruction, INSTRUCTION_ACCOUNTS } from '../../src/chain/instructions.js';
+import { PROGRAM_ERRORS, type ProgramErrorName } from '../../src/chain/program.js';
+import type { KnownProgramEvent } from '../../src/chain/program-events.js';
 import {
   announcesOverride,
   findBlockReason,
   isWindowLapsed,
   transferFee,
-} from '../../../src/domain/policy/vault-policy.js';
-import type { BlockReason } from '../../../src/domain/transactions/transaction-resource.js';
-import type { VaultTier } from '../../../src/domain/vaults/vault-resource.js';
+} from '../../src/domain/policy/vault-policy.js';
+import type { BlockReason } from '../../src/domain/transactions/transaction-resource.js';
+import type { VaultTier } from '../../src/domain/vaults/vault-resource.js';
 import type { LedgerState, TxInstruction, VaultEntry } from './state.js';
 
 /** The vault program's shared checks and effects (constraints, policy, payouts, errors). */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
-import { randomAddress } from '../support/fake-validator/scenarios.js';
+import { randomAddress } from '../../dev/validator/scenarios.js';
 import { waitFor } from '../support/wait.js';
 import { createTestWallet, type TestWallet } from '../support/wallet.js';
 import {

@@ -6,8 +6,8 @@ import { describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import { getBase58Decoder } from '@solana/kit';
 import type { LightMyRequestResponse } from 'fastify';
+import { randomAddress } from '../../dev/validator/scenarios.js';
 import { localPath, pressBlinkButton, useConformanceHarness } from '../support/conformance-app.js';
-import { randomAddress } from '../support/fake-validator/scenarios.js';
 import { SOL } from '../support/ingestion-harness.js';
 import { createTestWallet } from '../support/wallet.js';
 import {

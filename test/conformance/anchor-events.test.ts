@@ -9,6 +9,7 @@ import type { Address } from '@solana/kit';
 import { PublicKey } from '@solana/web3.js';
 import { asc, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import { randomAddress } from '../../dev/validator/scenarios.js';
 import {
   decodePendingOverride,
   decodeVaultConfig,
@@ -18,7 +19,6 @@ import {
 } from '../../src/chain/accounts.js';
 import { chainEvents } from '../../src/storage/schema/index.js';
 import { useConformanceHarness } from '../support/conformance-app.js';
-import { randomAddress } from '../support/fake-validator/scenarios.js';
 import { coder, encodeAnchorEvent, idl, plain, u64 } from '../support/idl-conformance.js';
 import { SOL } from '../support/ingestion-harness.js';
 import { waitForSignatures } from '../support/ingestor.js';

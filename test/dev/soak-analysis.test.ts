@@ -4,7 +4,7 @@
 // scrape) passes, and so does a rise that ends in warm-up.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type Sample, trends } from '../../bench/support/soak-analysis.js';
+import { type Sample, trends } from '../../dev/soak/soak-analysis.js';
 
 const WARMUP_SECONDS = 120;
 

@@ -10,6 +10,7 @@ import {
 } from '@solana/kit';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import type { Cache } from '../../src/cache/cache.js';
 import { vaultTag } from '../../src/cache/tags.js';
 import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
@@ -17,7 +18,6 @@ import { actionNonces, blinks, overrides, vaults, webhooks } from '../../src/sto
 import { createTestApp, createTestCache } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createOverride, createTransaction, createVault, randomAddress } from '../support/factories.js';
-import { type FakeValidator, startFakeValidator } from '../support/fake-validator/index.js';
 import { waitFor } from '../support/wait.js';
 import { createTestWallet, type TestWallet } from '../support/wallet.js';
 

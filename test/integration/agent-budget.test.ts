@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FakeValidator } from '../../dev/validator/index.js';
 import { overrides, type VaultRow } from '../../src/storage/schema/index.js';
 import { type ChainApp, createChainVault, startChainApp } from '../support/chain-app.js';
 import type { TestStorage } from '../support/database.js';
 import { createOverride, createVault, randomAddress } from '../support/factories.js';
-import type { FakeValidator } from '../support/fake-validator/index.js';
 
 const SOL = 1_000_000_000n;
 const T0 = 1_800_000_000; // the cluster's Clock (2027-01-15T08:00:00Z)

@@ -7,11 +7,11 @@ import { after, before, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
+import type { FakeValidator } from '../../dev/validator/index.js';
+import type { ScenarioResult } from '../../dev/validator/scenarios.js';
 import { PROGRAM_ERRORS } from '../../src/chain/program.js';
 import { type ChainApp, createChainVault, startChainApp } from '../support/chain-app.js';
 import { randomAddress } from '../support/factories.js';
-import type { FakeValidator } from '../support/fake-validator/index.js';
-import type { ScenarioResult } from '../support/fake-validator/scenarios.js';
 
 const T = 1_800_000_000;
 

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import type { FastifyInstance } from 'fastify';
+import type { FakeValidator } from '../../dev/validator/index.js';
 import { type ChainApp, createChainVault, startChainApp } from '../support/chain-app.js';
 import { randomAddress } from '../support/factories.js';
-import type { FakeValidator } from '../support/fake-validator/index.js';
 import { waitFor } from '../support/wait.js';
 
 const SOL = 1_000_000_000n;

@@ -9,6 +9,7 @@ import {
 } from '@fastify/type-provider-typebox';
 import type { Address } from '@solana/kit';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import { createRpcClients } from '../../src/app-deps.js';
 import { registerErrorHandling } from '../../src/http/error-handler.js';
 import { analyticsRoutes } from '../../src/http/routes/analytics.routes.js';
@@ -18,7 +19,6 @@ import type { VaultRow } from '../../src/storage/schema/index.js';
 import { createTestApp, createTestDeps, testConfig } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createTransaction, createVault, randomAddress } from '../support/factories.js';
-import { type FakeValidator, startFakeValidator } from '../support/fake-validator/index.js';
 
 const SOL = 1_000_000_000n;
 const T0 = Date.parse('2026-12-01T10:00:00.000Z') / 1000;

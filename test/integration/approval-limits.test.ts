@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { countRpcCalls, type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import type { Cache } from '../../src/cache/cache.js';
 import { vaultTag } from '../../src/cache/tags.js';
 import { RATE_LIMITS } from '../../src/http/plugins/rate-limit.js';
@@ -11,7 +12,6 @@ import { createTestApp, createTestCache } from '../support/app.js';
 import { type ApprovalRequest, seedApprovalRequest } from '../support/approval-requests.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { randomAddress, randomSignature } from '../support/factories.js';
-import { countRpcCalls, type FakeValidator, startFakeValidator } from '../support/fake-validator/index.js';
 import { waitFor } from '../support/wait.js';
 
 const BASE_URL = 'https://blinks.vaultkeeper.test';

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { type Address, getBase58Decoder } from '@solana/kit';
 import type { FastifyInstance } from 'fastify';
+import { startFakeValidator } from '../../dev/validator/index.js';
 import type { AppDeps } from '../../src/app-deps.js';
 import { type Cache, createMemoryCache, createRedisCache } from '../../src/cache/index.js';
 import type { Clock } from '../../src/lib/clock.js';
@@ -13,7 +14,6 @@ import type { VaultRow } from '../../src/storage/schema/index.js';
 import { createLogCapture, createTestApp, createTestCache, type LogCapture } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createVault, randomAddress } from '../support/factories.js';
-import { startFakeValidator } from '../support/fake-validator/index.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 import {
   createAuthMessage,

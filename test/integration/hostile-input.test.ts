@@ -7,11 +7,11 @@ import type { Address } from '@solana/kit';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import type { FastifyInstance, HTTPMethods, InjectOptions } from 'fastify';
+import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import { API_SECURITY_HEADERS } from '../../src/http/plugins/security.js';
 import { createTestApp, createTestCache } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createOverride, createTransaction, createVault, randomAddress } from '../support/factories.js';
-import { type FakeValidator, startFakeValidator } from '../support/fake-validator/index.js';
 import {
   bodyBytes,
   EDGE_DATES,

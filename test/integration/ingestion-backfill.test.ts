@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { asc, sql } from 'drizzle-orm';
+import { randomAddress } from '../../dev/validator/scenarios.js';
 import { CROSS_VAULT_TAG, vaultTag } from '../../src/cache/tags.js';
 import { createChainReader } from '../../src/chain/chain-reader.js';
 import { readTransaction } from '../../src/chain/fetch-transaction.js';
@@ -18,7 +19,6 @@ import {
   webhooks,
 } from '../../src/storage/schema/index.js';
 import { createTestApp } from '../support/app.js';
-import { randomAddress } from '../support/fake-validator/scenarios.js';
 import { BASE_URL, SOL, useIngestionHarness } from '../support/ingestion-harness.js';
 import { waitForSignatures } from '../support/ingestor.js';
 import { waitFor } from '../support/wait.js';

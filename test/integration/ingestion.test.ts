@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { asc, eq, sql } from 'drizzle-orm';
+import { randomAddress } from '../../dev/validator/scenarios.js';
 import { findVaultAuthorityAddress } from '../../src/chain/pdas.js';
 import { runDailyMetricsRollup } from '../../src/domain/analytics/daily-metrics-rollup.js';
 import { WEBHOOK_EVENTS } from '../../src/domain/webhooks/webhook-events.js';
@@ -13,7 +14,6 @@ import {
   webhookDeliveries,
   webhooks,
 } from '../../src/storage/schema/index.js';
-import { randomAddress } from '../support/fake-validator/scenarios.js';
 import { BASE_URL, SOL, useIngestionHarness } from '../support/ingestion-harness.js';
 import { waitForSignatures } from '../support/ingestor.js';
 

@@ -4,6 +4,12 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { type Address, getBase58Decoder } from '@solana/kit';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import {
+  countSequentialRoundTrips,
+  type FakeValidator,
+  STATUS_CACHE_SLOTS,
+  startFakeValidator,
+} from '../../dev/validator/index.js';
 import type { Cache } from '../../src/cache/cache.js';
 import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { overrides } from '../../src/storage/schema/index.js';
@@ -15,12 +21,6 @@ import {
 } from '../support/approval-requests.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { randomAddress } from '../support/factories.js';
-import {
-  countSequentialRoundTrips,
-  type FakeValidator,
-  STATUS_CACHE_SLOTS,
-  startFakeValidator,
-} from '../support/fake-validator/index.js';
 import { rpcCall } from '../support/json-rpc.js';
 import { waitFor } from '../support/wait.js';
 import { createTestWallet, type TestWallet } from '../support/wallet.js';

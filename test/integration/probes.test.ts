@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import { buildProbeApp } from '../../src/probe-app.js';
 import { createDatabase } from '../../src/storage/database.js';
 import { createTestDeps } from '../support/app.js';
-import { type FakeValidator, startFakeValidator } from '../support/fake-validator/index.js';
 import { useIngestionHarness } from '../support/ingestion-harness.js';
 import { assertPrometheusText } from '../support/prometheus-text.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';

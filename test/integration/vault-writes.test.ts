@@ -5,13 +5,13 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { type Address, address, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import type { AppDeps } from '../../src/app-deps.js';
 import { type DecodedTransaction, decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { vaults } from '../../src/storage/schema/index.js';
 import { createTestApp, createTestCache } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createVault, randomAddress } from '../support/factories.js';
-import { type FakeValidator, startFakeValidator } from '../support/fake-validator/index.js';
 import { startTestIngestor, waitForSignatures } from '../support/ingestor.js';
 import { rpcCall } from '../support/json-rpc.js';
 import { waitFor } from '../support/wait.js';

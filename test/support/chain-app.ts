@@ -2,12 +2,12 @@
 // ingestion stores them: the setup of the agent budget and check tests.
 import { type Address, createSolanaRpcFromTransport } from '@solana/kit';
 import type { FastifyInstance } from 'fastify';
+import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
+import type { CreateVaultInput } from '../../dev/validator/scenarios.js';
 import type { VaultRow } from '../../src/storage/schema/index.js';
 import { createTestApp, type TestDepsOptions } from './app.js';
 import { createTestStorage, type TestStorage } from './database.js';
 import { createVault } from './factories.js';
-import { type FakeValidator, startFakeValidator } from './fake-validator/index.js';
-import type { CreateVaultInput } from './fake-validator/scenarios.js';
 
 export interface ChainApp {
   readonly testStorage: TestStorage;

@@ -2,12 +2,12 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
+import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import type { AppDeps } from '../../src/app-deps.js';
 import type { IngestorOptions } from '../../src/chain/ingestor.js';
 import { vaults } from '../../src/storage/schema/index.js';
 import { createTestDeps, type LogCapture } from './app.js';
 import { createTestStorage, type TestStorage } from './database.js';
-import { type FakeValidator, startFakeValidator } from './fake-validator/index.js';
 import { startTestIngestor, type TestIngestor, waitForSubscription } from './ingestor.js';
 
 export const BASE_URL = 'https://vaultkeeper.test';

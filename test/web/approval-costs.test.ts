@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { OVERRIDE_RENT } from '../../dev/validator/state.js';
 import {
   approvalCosts,
   PENDING_OVERRIDE_BYTES,
@@ -7,7 +8,6 @@ import {
   rentExplanation,
 } from '../../web/approval-costs.js';
 import { sol } from '../../web/format.js';
-import { OVERRIDE_RENT } from '../support/fake-validator/state.js';
 
 const preview = (instructions: string[]) => ({
   instructions: ['SetComputeUnitLimit', 'SetComputeUnitPrice', ...instructions],

@@ -1,53 +1,18 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../src/app-deps.js';
 import { evictVaults } from '../../src/cache/tags.js';
 import { overrides } from '../../src/storage/schema/index.js';
-import { createTestApp, createTestCache } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createOverride, createVault, randomAddress } from '../support/factories.js';
+import { getJson, useTestApps } from '../support/test-apps.js';
 
-let db: TestStorage;
-let running: { app: FastifyInstance; deps: AppDeps }[] = [];
 let now = new Date('2026-11-22T12:00:00.000Z');
-
-before(async () => {
-  db = await createTestStorage();
-});
-after(async () => {
-  await db.close();
-});
-beforeEach(async () => {
-  now = new Date('2026-11-22T12:00:00.000Z');
-  await db.reset();
-});
-afterEach(async () => {
-  for (const { app, deps } of running) {
-    await app.close();
-    await deps.cache.close();
-  }
-  running = [];
-});
-
 const BASE = 'https://vk.example';
-
-async function start() {
-  const started = await createTestApp({
-    storage: db.storage,
-    cache: createTestCache(),
-    clock: { now: () => now },
-    env: { PUBLIC_BASE_URL: BASE },
-  });
-  running.push(started);
-  return started;
-}
-
-async function getJson(app: FastifyInstance, url: string) {
-  const response = await app.inject(url);
-  return { status: response.statusCode, headers: response.headers, body: response.json() };
-}
+const apps = useTestApps({ clock: { now: () => now }, env: { PUBLIC_BASE_URL: BASE } });
+const start = () => apps.start();
+beforeEach(() => {
+  now = new Date('2026-11-22T12:00:00.000Z');
+});
 
 const at = (iso: string) => new Date(iso);
 const ids = (body: { overrides: { id: string }[] }) => body.overrides.map((o) => o.id);
@@ -55,8 +20,8 @@ const ids = (body: { overrides: { id: string }[] }) => body.overrides.map((o) =>
 describe('GET /api/overrides/:vault/:nonce', () => {
   test('returns every field of the override, with vault address, block reason, expired and links', async () => {
     const { app } = await start();
-    const vault = await createVault(db.storage.db);
-    const override = await createOverride(db.storage.db, {
+    const vault = await createVault(apps.db);
+    const override = await createOverride(apps.db, {
       vault,
       nonce: 18_446_744_073_709_551_615n,
       amount: 7_500_000_000n,
@@ -90,8 +55,8 @@ describe('GET /api/overrides/:vault/:nonce', () => {
 
   test('reports a pending override as expired once its expiry passes, even while cached', async () => {
     const { app } = await start();
-    const vault = await createVault(db.storage.db);
-    await createOverride(db.storage.db, { vault, nonce: 1n, expiresAt: at('2026-11-22T12:00:10.000Z') });
+    const vault = await createVault(apps.db);
+    await createOverride(apps.db, { vault, nonce: 1n, expiresAt: at('2026-11-22T12:00:10.000Z') });
     const url = `/api/overrides/${vault.address}/1`;
     assert.equal((await getJson(app, url)).body.expired, false);
     assert.equal(
@@ -110,14 +75,14 @@ describe('GET /api/overrides/:vault/:nonce', () => {
 
   test('never reports an approved, executed or rejected override as expired', async () => {
     const { app } = await start();
-    const vault = await createVault(db.storage.db);
+    const vault = await createVault(apps.db);
     const past = at('2026-11-01T00:00:00.000Z');
     for (const [nonce, status] of [
       [1n, 'approved'],
       [2n, 'executed'],
       [3n, 'rejected'],
     ] as const) {
-      await createOverride(db.storage.db, { vault, nonce, status, expiresAt: past });
+      await createOverride(apps.db, { vault, nonce, status, expiresAt: past });
       const { body } = await getJson(app, `/api/overrides/${vault.address}/${nonce}`);
       assert.equal(body.status, status);
       assert.equal(body.expired, false);
@@ -126,7 +91,7 @@ describe('GET /api/overrides/:vault/:nonce', () => {
 
   test('answers OVERRIDE_NOT_FOUND for an unknown nonce and VAULT_NOT_FOUND for an unknown vault', async () => {
     const { app } = await start();
-    const vault = await createVault(db.storage.db);
+    const vault = await createVault(apps.db);
     const missing = await getJson(app, `/api/overrides/${vault.address}/42`);
     assert.equal(missing.status, 404);
     assert.deepEqual(missing.body, {
@@ -161,18 +126,18 @@ describe('GET /api/overrides/:vault/:nonce', () => {
 describe('GET /api/overrides', () => {
   test('lists overrides newest first, then by id, filtered by vault and status, with page arithmetic', async () => {
     const { app } = await start();
-    const a = await createVault(db.storage.db);
-    const b = await createVault(db.storage.db);
-    const o1 = await createOverride(db.storage.db, { vault: a, createdAt: at('2026-11-22T01:00:00.000Z') });
-    const o2 = await createOverride(db.storage.db, {
+    const a = await createVault(apps.db);
+    const b = await createVault(apps.db);
+    const o1 = await createOverride(apps.db, { vault: a, createdAt: at('2026-11-22T01:00:00.000Z') });
+    const o2 = await createOverride(apps.db, {
       vault: a,
       status: 'approved',
       createdAt: at('2026-11-22T02:00:00.000Z'),
     });
-    const o3 = await createOverride(db.storage.db, { vault: b, createdAt: at('2026-11-22T03:00:00.000Z') });
+    const o3 = await createOverride(apps.db, { vault: b, createdAt: at('2026-11-22T03:00:00.000Z') });
     const tie = at('2026-11-22T04:00:00.000Z');
-    const t1 = await createOverride(db.storage.db, { vault: b, status: 'rejected', createdAt: tie });
-    const t2 = await createOverride(db.storage.db, { vault: a, status: 'executed', createdAt: tie });
+    const t1 = await createOverride(apps.db, { vault: b, status: 'rejected', createdAt: tie });
+    const t2 = await createOverride(apps.db, { vault: a, status: 'executed', createdAt: tie });
     const ties = [t1.id, t2.id].sort();
 
     const all = await getJson(app, '/api/overrides');
@@ -224,13 +189,13 @@ describe('GET /api/overrides', () => {
 
   test('shows a status change once ingestion (or a reject) evicts the vault', async () => {
     const { app, deps } = await start();
-    const vault = await createVault(db.storage.db);
-    const override = await createOverride(db.storage.db, { vault, nonce: 5n });
+    const vault = await createVault(apps.db);
+    const override = await createOverride(apps.db, { vault, nonce: 5n });
     const url = `/api/overrides/${vault.address}/5`;
     assert.equal((await getJson(app, url)).body.status, 'pending');
     assert.equal((await getJson(app, '/api/overrides?status=pending')).body.pagination.total, 1);
 
-    await db.storage.db.update(overrides).set({ status: 'approved' }).where(eq(overrides.id, override.id));
+    await apps.db.update(overrides).set({ status: 'approved' }).where(eq(overrides.id, override.id));
     assert.equal((await getJson(app, url)).body.status, 'pending', 'still cached before eviction');
 
     await evictVaults(deps.cache, [vault.address]);

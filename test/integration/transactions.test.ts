@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../src/app-deps.js';
+import { describe, test } from 'node:test';
 import { type Cache, createMemoryCache } from '../../src/cache/index.js';
 import { evictVaults } from '../../src/cache/tags.js';
-import { createTestApp, createTestCache } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
 import {
   createOverride,
   createTransaction,
@@ -14,58 +10,28 @@ import {
   randomAddress,
   randomSignature,
 } from '../support/factories.js';
-
-let db: TestStorage;
-let running: { app: FastifyInstance; deps: AppDeps }[] = [];
-
-before(async () => {
-  db = await createTestStorage();
-});
-after(async () => {
-  await db.close();
-});
-beforeEach(() => db.reset());
-afterEach(async () => {
-  for (const { app, deps } of running) {
-    await app.close();
-    await deps.cache.close();
-  }
-  running = [];
-});
+import { getJson, useTestApps } from '../support/test-apps.js';
 
 const BASE = 'https://vk.example';
-
-async function start(options: { cache?: Cache; env?: Record<string, string> } = {}) {
-  const started = await createTestApp({
-    storage: db.storage,
-    cache: options.cache ?? createTestCache(),
-    env: { PUBLIC_BASE_URL: BASE, ...options.env },
-  });
-  running.push(started);
-  return started;
-}
-
-async function getJson(app: FastifyInstance, url: string) {
-  const response = await app.inject(url);
-  return { status: response.statusCode, headers: response.headers, body: response.json() };
-}
+const apps = useTestApps({ env: { PUBLIC_BASE_URL: BASE } });
+const start = (options: { cache?: Cache; env?: Record<string, string> } = {}) => apps.start(options);
 
 const at = (iso: string) => new Date(iso);
 const ids = (body: { transactions: { id: string }[] }) => body.transactions.map((t) => t.id);
 
 /** One transaction of each kind in one vault, oldest first. */
 async function seedKinds() {
-  const vault = await createVault(db.storage.db);
-  const override = await createOverride(db.storage.db, { vault, nonce: 7n });
-  const approved = await createOverride(db.storage.db, { vault, nonce: 8n, status: 'approved' });
-  const executed = await createTransaction(db.storage.db, {
+  const vault = await createVault(apps.db);
+  const override = await createOverride(apps.db, { vault, nonce: 7n });
+  const approved = await createOverride(apps.db, { vault, nonce: 8n, status: 'approved' });
+  const executed = await createTransaction(apps.db, {
     vault,
     status: 'executed',
     amount: 1_500_000_000n,
     feeCollected: 1_500_000n,
     timestamp: at('2026-11-20T10:00:00.000Z'),
   });
-  const blockedWithOverride = await createTransaction(db.storage.db, {
+  const blockedWithOverride = await createTransaction(apps.db, {
     vault,
     status: 'blocked',
     amount: 20_000_000_000n,
@@ -73,14 +39,14 @@ async function seedKinds() {
     override,
     timestamp: at('2026-11-20T11:00:00.000Z'),
   });
-  const blockedAlone = await createTransaction(db.storage.db, {
+  const blockedAlone = await createTransaction(apps.db, {
     vault,
     status: 'blocked',
     amount: 3n,
     blockReason: 'not_whitelisted',
     timestamp: at('2026-11-20T12:00:00.000Z'),
   });
-  const pending = await createTransaction(db.storage.db, {
+  const pending = await createTransaction(apps.db, {
     vault,
     status: 'pending',
     amount: 2_000_000_000n,
@@ -148,16 +114,16 @@ describe('GET /api/transactions', () => {
 
   test('orders newest first, then by id descending, across vaults', async () => {
     const { app } = await start();
-    const a = await createVault(db.storage.db);
-    const b = await createVault(db.storage.db);
+    const a = await createVault(apps.db);
+    const b = await createVault(apps.db);
     const same = at('2026-11-21T00:00:00.000Z');
-    const older = await createTransaction(db.storage.db, {
+    const older = await createTransaction(apps.db, {
       vault: a,
       timestamp: at('2026-11-20T00:00:00.000Z'),
     });
-    const tieA = await createTransaction(db.storage.db, { vault: a, timestamp: same });
-    const tieB = await createTransaction(db.storage.db, { vault: b, timestamp: same });
-    const newest = await createTransaction(db.storage.db, {
+    const tieA = await createTransaction(apps.db, { vault: a, timestamp: same });
+    const tieB = await createTransaction(apps.db, { vault: b, timestamp: same });
+    const newest = await createTransaction(apps.db, {
       vault: b,
       timestamp: at('2026-11-22T00:00:00.000Z'),
     });
@@ -170,8 +136,8 @@ describe('GET /api/transactions', () => {
   test('filters by vault, by status, and by both, with totals that match', async () => {
     const { app } = await start();
     const { vault, executed, blockedWithOverride, blockedAlone, pending } = await seedKinds();
-    const other = await createVault(db.storage.db);
-    const otherExecuted = await createTransaction(db.storage.db, {
+    const other = await createVault(apps.db);
+    const otherExecuted = await createTransaction(apps.db, {
       vault: other,
       timestamp: at('2026-11-19T00:00:00.000Z'),
     });
@@ -200,11 +166,11 @@ describe('GET /api/transactions', () => {
 
   test('pages through a vault: page arithmetic, the last partial page, and pages past the end', async () => {
     const { app } = await start();
-    const vault = await createVault(db.storage.db);
+    const vault = await createVault(apps.db);
     const created = [];
     for (let i = 0; i < 7; i += 1) {
       created.push(
-        await createTransaction(db.storage.db, { vault, timestamp: new Date(Date.UTC(2026, 10, 1, i)) }),
+        await createTransaction(apps.db, { vault, timestamp: new Date(Date.UTC(2026, 10, 1, i)) }),
       );
     }
     const newestFirst = created.reverse().map((t) => t.id);
@@ -224,9 +190,9 @@ describe('GET /api/transactions', () => {
   test('pages past the first with every filter combination, in the same order as one long page', async () => {
     const { app } = await start();
     const { vault } = await seedKinds();
-    const other = await createVault(db.storage.db);
+    const other = await createVault(apps.db);
     for (let i = 0; i < 3; i += 1) {
-      await createTransaction(db.storage.db, {
+      await createTransaction(apps.db, {
         vault: other,
         timestamp: new Date(Date.UTC(2026, 10, 19, i)),
       });
@@ -365,8 +331,8 @@ describe('GET /api/transactions/:key', () => {
   });
 
   test('names the cluster in explorerUrl: none for mainnet-beta, custom for localnet', async () => {
-    const vault = await createVault(db.storage.db);
-    const tx = await createTransaction(db.storage.db, { vault });
+    const vault = await createVault(apps.db);
+    const tx = await createTransaction(apps.db, { vault });
     const expected = {
       'mainnet-beta': `https://explorer.solana.com/tx/${tx.signature}`,
       testnet: `https://explorer.solana.com/tx/${tx.signature}?cluster=testnet`,
@@ -380,10 +346,10 @@ describe('GET /api/transactions/:key', () => {
 
   test('picks the first transfer of a signature by event index, and another with ?index=N', async () => {
     const { app } = await start();
-    const vault = await createVault(db.storage.db);
+    const vault = await createVault(apps.db);
     const signature = randomSignature();
-    const second = await createTransaction(db.storage.db, { vault, signature, eventIndex: 3, amount: 2n });
-    const first = await createTransaction(db.storage.db, { vault, signature, eventIndex: 1, amount: 1n });
+    const second = await createTransaction(apps.db, { vault, signature, eventIndex: 3, amount: 2n });
+    const first = await createTransaction(apps.db, { vault, signature, eventIndex: 1, amount: 1n });
     assert.equal((await getJson(app, `/api/transactions/${signature}`)).body.id, first.id);
     assert.equal((await getJson(app, `/api/transactions/${signature}?index=1`)).body.id, first.id);
     assert.equal((await getJson(app, `/api/transactions/${signature}?index=3`)).body.id, second.id);
@@ -435,8 +401,8 @@ describe('GET /api/transactions/:key', () => {
 describe('transaction caching', () => {
   test('an ingested transaction shows in the vault list and the cross-vault list once ingestion evicts', async () => {
     const { app, deps } = await start();
-    const vault = await createVault(db.storage.db);
-    const first = await createTransaction(db.storage.db, {
+    const vault = await createVault(apps.db);
+    const first = await createTransaction(apps.db, {
       vault,
       timestamp: at('2026-11-20T00:00:00.000Z'),
     });
@@ -444,7 +410,7 @@ describe('transaction caching', () => {
     assert.deepEqual(ids((await getJson(app, byVault)).body), [first.id]);
     assert.deepEqual(ids((await getJson(app, '/api/transactions')).body), [first.id]);
 
-    const ingested = await createTransaction(db.storage.db, {
+    const ingested = await createTransaction(apps.db, {
       vault,
       timestamp: at('2026-11-21T00:00:00.000Z'),
     });
@@ -460,7 +426,7 @@ describe('transaction caching', () => {
     const { vault, pending } = await seedKinds();
     const url = `/api/transactions?vault=${vault.address}&status=pending`;
     assert.deepEqual(ids((await getJson(app, url)).body), [pending.id]);
-    const executed = await executePendingTransaction(db.storage.db, pending, { feeCollected: 2_000_000n });
+    const executed = await executePendingTransaction(apps.db, pending, { feeCollected: 2_000_000n });
     await evictVaults(deps.cache, [vault.address]);
     assert.deepEqual((await getJson(app, url)).body.transactions, []);
     const detail = (await getJson(app, `/api/transactions/${executed.signature}`)).body;
@@ -471,10 +437,10 @@ describe('transaction caching', () => {
   test('expires transaction lists after thirty seconds even without an eviction', async () => {
     let now = Date.parse('2026-11-22T00:00:00.000Z');
     const { app } = await start({ cache: createMemoryCache({ now: () => now }) });
-    const vault = await createVault(db.storage.db);
+    const vault = await createVault(apps.db);
     const url = `/api/transactions?vault=${vault.address}`;
     assert.equal((await getJson(app, url)).body.pagination.total, 0);
-    await createTransaction(db.storage.db, { vault });
+    await createTransaction(apps.db, { vault });
     now += 29_000;
     assert.equal((await getJson(app, url)).body.pagination.total, 0);
     now += 2_000;

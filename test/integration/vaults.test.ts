@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import type { AppDeps } from '../../src/app-deps.js';
 import { type Cache, createMemoryCache } from '../../src/cache/index.js';
 import { evictVaults } from '../../src/cache/tags.js';
 import { rebuildVaultStats } from '../../src/domain/vaults/vault-stats.js';
 import { createServices } from '../../src/services.js';
 import { vaults } from '../../src/storage/schema/index.js';
-import { createTestApp, createTestCache, createTestDeps } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
+import { createTestCache, createTestDeps } from '../support/app.js';
 import {
   createOverride,
   createTransaction,
@@ -18,39 +15,10 @@ import {
   executePendingTransaction,
   randomAddress,
 } from '../support/factories.js';
+import { getJson, useTestApps } from '../support/test-apps.js';
 
-let db: TestStorage;
-let running: { app: FastifyInstance; deps: AppDeps }[] = [];
-
-before(async () => {
-  db = await createTestStorage();
-});
-after(async () => {
-  await db.close();
-});
-beforeEach(() => db.reset());
-afterEach(async () => {
-  for (const { app, deps } of running) {
-    await app.close();
-    await deps.cache.close();
-  }
-  running = [];
-});
-
-async function start(options: { cache?: Cache; env?: Record<string, string> } = {}) {
-  const started = await createTestApp({
-    storage: db.storage,
-    cache: options.cache ?? createTestCache(),
-    env: { PUBLIC_BASE_URL: 'https://vk.example', ...options.env },
-  });
-  running.push(started);
-  return started;
-}
-
-async function getJson(app: FastifyInstance, url: string) {
-  const response = await app.inject(url);
-  return { status: response.statusCode, headers: response.headers, body: response.json() };
-}
+const apps = useTestApps({ env: { PUBLIC_BASE_URL: 'https://vk.example' } });
+const start = (options: { cache?: Cache; env?: Record<string, string> } = {}) => apps.start(options);
 
 const at = (iso: string) => new Date(iso);
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -58,13 +26,13 @@ const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 describe('GET /api/vaults', () => {
   test('lists every field of a vault list item with its type, and nothing more', async () => {
     const { app } = await start();
-    const vault = await createVault(db.storage.db, {
+    const vault = await createVault(apps.db, {
       name: 'Ops budget',
       dailyLimit: 5_000_000_000n,
       createdAt: at('2026-11-01T10:00:00.123Z'),
     });
-    await createTransaction(db.storage.db, { vault, status: 'executed', amount: 1_500_000_000n });
-    await createTransaction(db.storage.db, { vault, status: 'blocked', amount: 9_000_000_000n });
+    await createTransaction(apps.db, { vault, status: 'executed', amount: 1_500_000_000n });
+    await createTransaction(apps.db, { vault, status: 'blocked', amount: 9_000_000_000n });
 
     const { status, headers, body } = await getJson(app, '/api/vaults');
     assert.equal(status, 200);
@@ -91,10 +59,10 @@ describe('GET /api/vaults', () => {
     const { app } = await start();
     const created = [];
     for (let day = 1; day <= 5; day += 1) {
-      created.push(await createVault(db.storage.db, { createdAt: at(`2026-10-0${day}T00:00:00.000Z`) }));
+      created.push(await createVault(apps.db, { createdAt: at(`2026-10-0${day}T00:00:00.000Z`) }));
     }
-    const twinA = await createVault(db.storage.db, { createdAt: at('2026-10-09T00:00:00.000Z') });
-    const twinB = await createVault(db.storage.db, { createdAt: at('2026-10-09T00:00:00.000Z') });
+    const twinA = await createVault(apps.db, { createdAt: at('2026-10-09T00:00:00.000Z') });
+    const twinB = await createVault(apps.db, { createdAt: at('2026-10-09T00:00:00.000Z') });
     const twins = [twinA.id, twinB.id].sort();
     const expected = [...twins, ...created.reverse().map((v) => v.id)];
 
@@ -128,10 +96,10 @@ describe('GET /api/vaults', () => {
     const { app } = await start();
     const owner = randomAddress();
     const mine = [
-      await createVault(db.storage.db, { authority: owner }),
-      await createVault(db.storage.db, { authority: owner }),
+      await createVault(apps.db, { authority: owner }),
+      await createVault(apps.db, { authority: owner }),
     ];
-    await createVault(db.storage.db);
+    await createVault(apps.db);
     const { body } = await getJson(app, `/api/vaults?owner=${owner}`);
     assert.deepEqual(body.vaults.map((v: { id: string }) => v.id).sort(), mine.map((v) => v.id).sort());
     assert.equal(body.pagination.total, 2);
@@ -169,7 +137,7 @@ describe('GET /api/vaults/:address', () => {
   test('returns every field of the vault detail, by address and by record uuid', async () => {
     const { app } = await start();
     const whitelisted = [randomAddress(), randomAddress()];
-    const vault = await createVault(db.storage.db, {
+    const vault = await createVault(apps.db, {
       name: 'Treasury',
       dailyLimit: 3_000_000_000n,
       spentToday: 1_200_000_000n,
@@ -209,7 +177,7 @@ describe('GET /api/vaults/:address', () => {
 
   test('reports lastReset as null until the vault account has been read', async () => {
     const { app } = await start();
-    const vault = await createVault(db.storage.db, { lastReset: null, tier: 1 });
+    const vault = await createVault(apps.db, { lastReset: null, tier: 1 });
     const { body } = await getJson(app, `/api/vaults/${vault.address}`);
     assert.equal(body.lastReset, null);
     assert.equal(body.tier, 'team');
@@ -218,19 +186,19 @@ describe('GET /api/vaults/:address', () => {
 
   test('computes stats over every status: count all, volume and average of executed, blocked count', async () => {
     const { app } = await start();
-    const vault = await createVault(db.storage.db);
-    const other = await createVault(db.storage.db);
-    await createTransaction(db.storage.db, { vault, status: 'executed', amount: 1_000_000_000n });
-    await createTransaction(db.storage.db, { vault, status: 'executed', amount: 2_000_000_001n });
-    await createTransaction(db.storage.db, { vault, status: 'blocked', amount: 50_000_000_000n });
-    const override = await createOverride(db.storage.db, { vault, status: 'approved' });
-    const pending = await createTransaction(db.storage.db, {
+    const vault = await createVault(apps.db);
+    const other = await createVault(apps.db);
+    await createTransaction(apps.db, { vault, status: 'executed', amount: 1_000_000_000n });
+    await createTransaction(apps.db, { vault, status: 'executed', amount: 2_000_000_001n });
+    await createTransaction(apps.db, { vault, status: 'blocked', amount: 50_000_000_000n });
+    const override = await createOverride(apps.db, { vault, status: 'approved' });
+    const pending = await createTransaction(apps.db, {
       vault,
       status: 'pending',
       amount: 7n,
       override,
     });
-    await createTransaction(db.storage.db, { vault: other, status: 'executed', amount: 99n });
+    await createTransaction(apps.db, { vault: other, status: 'executed', amount: 99n });
 
     let { body } = await getJson(app, `/api/vaults/${vault.address}`);
     assert.deepEqual(body.stats, {
@@ -240,8 +208,8 @@ describe('GET /api/vaults/:address', () => {
       avgTransactionSize: '1500000000',
     });
 
-    await executePendingTransaction(db.storage.db, pending);
-    await evictVaults(running[0]!.deps.cache, [vault.address]);
+    await executePendingTransaction(apps.db, pending);
+    await evictVaults(apps.running[0]!.deps.cache, [vault.address]);
     ({ body } = await getJson(app, `/api/vaults/${vault.address}`));
     assert.deepEqual(body.stats, {
       transactionCount: 4,
@@ -257,9 +225,9 @@ describe('GET /api/vaults/:address', () => {
 
   test('keeps u64 amounts exact beyond 2^53 and sums past 2^64', async () => {
     const { app } = await start();
-    const vault = await createVault(db.storage.db, { dailyLimit: 18_446_744_073_709_551_615n });
-    await createTransaction(db.storage.db, { vault, amount: 18_446_744_073_709_551_615n });
-    await createTransaction(db.storage.db, { vault, amount: 18_446_744_073_709_551_615n });
+    const vault = await createVault(apps.db, { dailyLimit: 18_446_744_073_709_551_615n });
+    await createTransaction(apps.db, { vault, amount: 18_446_744_073_709_551_615n });
+    await createTransaction(apps.db, { vault, amount: 18_446_744_073_709_551_615n });
     const { body } = await getJson(app, `/api/vaults/${vault.address}`);
     assert.equal(body.dailyLimit, '18446744073709551615');
     assert.equal(body.stats.totalVolume, '36893488147419103230');
@@ -268,22 +236,21 @@ describe('GET /api/vaults/:address', () => {
 
   test('maintained counters agree with an aggregate over the transactions table', async () => {
     await start();
-    const vault = await createVault(db.storage.db);
+    const vault = await createVault(apps.db);
     for (const [status, amount] of [
       ['executed', 10n],
       ['executed', 31n],
       ['blocked', 500n],
       ['pending', 7n],
     ] as const) {
-      await createTransaction(db.storage.db, { vault, status, amount });
+      await createTransaction(apps.db, { vault, status, amount });
     }
-    const read = async () =>
-      (await db.storage.db.select().from(vaults).where(sql`${vaults.id} = ${vault.id}`))[0]!;
+    const read = async () => (await apps.db.select().from(vaults).where(sql`${vaults.id} = ${vault.id}`))[0]!;
     const maintained = await read();
-    await db.storage.db.execute(
+    await apps.db.execute(
       sql`update vaults set transaction_count = 0, executed_count = 0, blocked_count = 0, total_volume = 0`,
     );
-    await rebuildVaultStats(db.storage.db, [vault.id]);
+    await rebuildVaultStats(apps.db, [vault.id]);
     const rebuilt = await read();
     const pick = (v: typeof maintained) => [
       v.transactionCount,
@@ -323,16 +290,13 @@ describe('GET /api/vaults/:address', () => {
 describe('vault caching', () => {
   test('serves cached vault data, and shows an ingested change as soon as ingestion evicts the vault', async () => {
     const { app, deps } = await start();
-    const vault = await createVault(db.storage.db, { name: 'before' });
+    const vault = await createVault(apps.db, { name: 'before' });
     assert.equal((await getJson(app, `/api/vaults/${vault.address}`)).body.name, 'before');
     assert.equal((await getJson(app, '/api/vaults')).body.vaults[0].transactionCount, 0);
 
     // Ingestion writes the rows, commits, then evicts the vault (src/cache/tags.ts).
-    await db.storage.db
-      .update(vaults)
-      .set({ name: 'after', paused: true })
-      .where(sql`${vaults.id} = ${vault.id}`);
-    await createTransaction(db.storage.db, { vault, amount: 5n });
+    await apps.db.update(vaults).set({ name: 'after', paused: true }).where(sql`${vaults.id} = ${vault.id}`);
+    await createTransaction(apps.db, { vault, amount: 5n });
     assert.equal(
       (await getJson(app, `/api/vaults/${vault.address}`)).body.name,
       'before',
@@ -354,7 +318,7 @@ describe('vault caching', () => {
 
   test('counts cache hits and misses', async () => {
     const { app, deps } = await start();
-    const vault = await createVault(db.storage.db);
+    const vault = await createVault(apps.db);
     await app.inject(`/api/vaults/${vault.address}`);
     await app.inject(`/api/vaults/${vault.address}`);
     await app.inject(`/api/vaults/${vault.address}`);
@@ -367,9 +331,9 @@ describe('vault caching', () => {
   test('expires vault data after five minutes even without an eviction', async () => {
     let now = Date.parse('2026-11-22T00:00:00.000Z');
     const { app } = await start({ cache: createMemoryCache({ now: () => now }) });
-    const vault = await createVault(db.storage.db, { name: 'before' });
+    const vault = await createVault(apps.db, { name: 'before' });
     await app.inject(`/api/vaults/${vault.address}`);
-    await db.storage.db.update(vaults).set({ name: 'after' }).where(sql`${vaults.id} = ${vault.id}`);
+    await apps.db.update(vaults).set({ name: 'after' }).where(sql`${vaults.id} = ${vault.id}`);
     now += 299_000;
     assert.equal((await getJson(app, `/api/vaults/${vault.address}`)).body.name, 'before');
     now += 2_000;
@@ -378,9 +342,9 @@ describe('vault caching', () => {
 
   test('reads straight from the database when READ_CACHE=false', async () => {
     const { app, deps } = await start({ env: { READ_CACHE: 'false' } });
-    const vault = await createVault(db.storage.db, { name: 'before' });
+    const vault = await createVault(apps.db, { name: 'before' });
     await app.inject(`/api/vaults/${vault.address}`);
-    await db.storage.db.update(vaults).set({ name: 'after' }).where(sql`${vaults.id} = ${vault.id}`);
+    await apps.db.update(vaults).set({ name: 'after' }).where(sql`${vaults.id} = ${vault.id}`);
     const response = await getJson(app, `/api/vaults/${vault.address}`);
     assert.equal(response.body.name, 'after');
     assert.equal(response.headers['cache-control'], 'public, max-age=300');
@@ -390,7 +354,7 @@ describe('vault caching', () => {
 
 describe('composition', () => {
   test('the app serves the services it is given: every cached read goes through their one read cache', async () => {
-    const deps = createTestDeps({ storage: db.storage, cache: createTestCache() });
+    const deps = createTestDeps({ storage: apps.storage, cache: createTestCache() });
     const services = createServices(deps);
     let reads = 0;
     const { read, readBody } = services.readCache;
@@ -403,8 +367,8 @@ describe('composition', () => {
       return readBody(...args);
     };
     const app = await buildApp(deps, services);
-    running.push({ app, deps });
-    const vault = await createVault(db.storage.db);
+    apps.closeAfterTest({ app, deps });
+    const vault = await createVault(apps.db);
     for (const url of [
       `/api/vaults/${vault.address}`,
       '/api/vaults',

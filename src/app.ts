@@ -20,6 +20,7 @@ import { analyticsRoutes } from './http/routes/analytics.routes.js';
 import { apiKeyRoutes } from './http/routes/api-keys.routes.js';
 import { authRoutes } from './http/routes/auth.routes.js';
 import { budgetRoutes } from './http/routes/budget.routes.js';
+import { policyPreviewRoutes } from './http/routes/policy-preview.routes.js';
 import { demoRoutes } from './http/routes/demo.routes.js';
 import { healthRoutes } from './http/routes/health.routes.js';
 import { liveFeedRoutes } from './http/routes/live-feed.routes.js';
@@ -144,6 +145,7 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Ser
   });
   await app.register(vaultRoutes, { vaults: services.vaults });
   await app.register(budgetRoutes, { budget: services.budget });
+  await app.register(policyPreviewRoutes, { policyPreview: services.policyPreview });
   await app.register(vaultWriteRoutes, { vaultWrites: services.vaultWrites });
   await app.register(authRoutes);
   await app.register(transactionRoutes, { transactions: services.transactions });

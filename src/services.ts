@@ -14,6 +14,7 @@ import { type ApiKeyService, createApiKeyService } from './domain/api-keys/api-k
 import { createDatabaseClaimStore } from './domain/auth/replay-guard-store.js';
 import { createWalletAuth, type WalletAuth } from './domain/auth/wallet-auth.js';
 import { type BudgetService, createBudgetService } from './domain/budget/budget-service.js';
+import { createPolicyPreviewService, type PolicyPreviewService } from './domain/policy/policy-preview.js';
 import { type DemoWallet, loadDemoWallet } from './domain/demo/demo-wallet.js';
 import { createHealthService, type HealthService } from './domain/health/health.js';
 import { createReadinessService, type ReadinessService } from './domain/health/readiness.js';
@@ -46,6 +47,8 @@ export interface Services {
   readonly analytics: AnalyticsService;
   /** An agent's budget and pre-flight check, from the chain's state (live accounts unless LIVE_ACCOUNTS=false). */
   readonly budget: BudgetService;
+  /** The owner's what-if: the vault's recent attempts replayed under a proposed limit or whitelist. */
+  readonly policyPreview: PolicyPreviewService;
   readonly actions: ActionService;
   readonly webhooks: WebhookService;
   readonly deliveries: DeliveryService;
@@ -139,6 +142,7 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
       logger: deps.logger,
     }),
     budget: budget.service,
+    policyPreview: createPolicyPreviewService({ storage, clock }),
     actions,
     webhooks,
     deliveries: createDeliveryService({ db: storage.db, clock, webhooks }),

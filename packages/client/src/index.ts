@@ -28,6 +28,8 @@ import type {
   OverrideListQuery,
   PageQuery,
   Pagination,
+  PolicyPreview,
+  PolicyPreviewRequest,
   Realtime,
   RealtimeQuery,
   RecoverBody,
@@ -132,6 +134,14 @@ function vaultMethods(t: Transport) {
         method: 'GET',
         path: `/api/vaults/${seg(vault)}/check`,
         query: { destination, amount: String(amount), agent },
+        ...o,
+      }),
+    /** Which of the vault's recent transfers a proposed daily limit or whitelist would change (signs nothing). */
+    policyPreview: (vault: string, body: PolicyPreviewRequest, o: CallOptions = {}) =>
+      t.request<PolicyPreview>({
+        method: 'POST',
+        path: `/api/vaults/${seg(vault)}/policy-preview`,
+        body,
         ...o,
       }),
   };

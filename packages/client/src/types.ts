@@ -262,6 +262,50 @@ export interface TransferCheck {
   asOf: string;
 }
 
+/** A proposed policy to replay against the vault's recent transfers (POST /api/vaults/:address/policy-preview). */
+export interface PolicyPreviewRequest {
+  /** The proposed daily limit in lamports: a safe integer or a decimal string, 1..2^64-1. */
+  dailyLimit?: string | number;
+  /** The proposed whitelist, whole (at most 20 addresses); [] = any destination. */
+  whitelist?: string[];
+  /** Start of the replayed period (ISO 8601); default 30 days back, at most 90. */
+  since?: string;
+}
+
+export interface PolicyPreviewChange {
+  signature: string | null;
+  timestamp: string;
+  destination: string;
+  amount: string;
+  /** What the program did. */
+  was: 'executed' | 'blocked';
+  wasReason: 'not_whitelisted' | 'exceeded_daily_limit' | 'insufficient_funds' | null;
+  /** What it would do under the proposal. */
+  would: 'executed' | 'blocked';
+  wouldReason: 'not_whitelisted' | 'exceeded_daily_limit' | 'insufficient_funds' | null;
+}
+
+/** The replay of a proposed policy: a summary and the transfers whose outcome would differ. */
+export interface PolicyPreview {
+  vault: string;
+  period: { start: string; end: string };
+  current: { dailyLimit: string; whitelist: string[] };
+  proposed: { dailyLimit: string; whitelist: string[] };
+  summary: {
+    attempts: number;
+    newlyBlocked: number;
+    newlyAllowed: number;
+    newlyBlockedVolume: string;
+    newlyAllowedVolume: string;
+    blockedUnderProposal: number;
+    executedUnderProposal: number;
+  };
+  /** Oldest first, at most 100. */
+  changes: PolicyPreviewChange[];
+  /** True when more than 100 transfers would change. */
+  truncated: boolean;
+}
+
 export interface WebhookSubscription {
   id: string;
   url: string;

@@ -31,7 +31,7 @@ export function resolveApiAccess(
     throw new CliError(
       'this command needs an API key: --api-key or VAULTKEEPER_API_KEY',
       EXIT.usage,
-      'create one with a wallet signature (POST /api/api-keys, or Authorize on /docs); README, API keys',
+      'create one with a wallet signature (POST /api/api-keys, or Authorize on /docs); docs/AUTH.md, API keys',
     );
   }
   if (!API_KEY_PATTERN.test(apiKey)) {

@@ -175,7 +175,7 @@ export async function runDoctor(env?: Record<string, string | undefined>): Promi
         check: 'config',
         ok: false,
         detail: error.problems.join('; '),
-        fix: 'fix the variables named (README, Configuration)',
+        fix: 'fix the variables named (docs/CONFIGURATION.md)',
       },
     ];
   }

@@ -41,7 +41,7 @@ function config(): Config {
     return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
-      throw new CliError(error.message, EXIT.config, 'fix the variables named (README, Configuration)');
+      throw new CliError(error.message, EXIT.config, 'fix the variables named (docs/CONFIGURATION.md)');
     }
     throw error;
   }

@@ -22,7 +22,7 @@ export class DataDirLockedError extends StartError {
       `the embedded database in ${dir} is in use by process ${holder.pid}` +
         `${holder.host === hostname() ? '' : ` on ${holder.host}`} (since ${holder.since}); ` +
         'PGlite allows one process per data directory',
-      'stop that service first, or act through its API (an API key: README, API keys); ' +
+      'stop that service first, or act through its API (an API key: docs/AUTH.md, API keys); ' +
         'several processes need PostgreSQL (DATABASE_URL)',
     );
     this.name = 'DataDirLockedError';

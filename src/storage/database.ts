@@ -49,7 +49,7 @@ export async function createDatabase(config: DatabaseConfig): Promise<Storage> {
 }
 
 /**
- * Embedded PostgreSQL sized for one small service (README, What the embedded default uses): its
+ * Embedded PostgreSQL sized for one small service (docs/OPERATIONS.md, The embedded default): its
  * memory is WebAssembly memory, which grows to the peak and never shrinks, so the buffers are small
  * (the operating system's page cache still holds the data files on disk) and sorts stay in work_mem.
  */

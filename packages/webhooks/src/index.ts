@@ -15,7 +15,7 @@ export {
 } from './events.js';
 export type * from './resources.js';
 
-/** The `data` of each event (README, Webhooks → Events), keyed by every name a delivery can carry. */
+/** The `data` of each event (docs/WEBHOOKS.md, Events), keyed by every name a delivery can carry. */
 export interface WebhookEventData {
   'transaction.blocked': {
     vault: string;

@@ -1,4 +1,4 @@
-// What each event does (docs/BEHAVIOUR.md) to the projections: one projection per event kind. Not
+// What each event does (docs/OPERATIONS.md, What each program event does) to the projections: one projection per event kind. Not
 // pure: a batch of decoded transactions, oldest first, is folded into the loaded rows of the batch
 // state it is given (changed in place, every change through the transaction context, so the caller
 // can write the dirty ones), and the webhooks, Blinks and dirty metric days are returned.

@@ -1,7 +1,7 @@
 // The live feed names events as webhooks do: the program's event names mapped onto the one vocabulary.
 import type { FeedEventName } from '@vaultkeeper/webhooks';
 
-/** Every event the vault program emits, by its own name (README, Live feed, lists the pairs). */
+/** Every event the vault program emits, by its own name (docs/API.md, Live feed, lists the pairs). */
 const FEED_NAME_BY_PROGRAM_EVENT: Readonly<Record<string, FeedEventName>> = {
   VaultCreated: 'vault.created',
   VaultInitialized: 'vault.created',

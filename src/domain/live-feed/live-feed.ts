@@ -87,7 +87,7 @@ const writersOf = (row: WritersRow): string[] => (row.writers === null ? [] : ro
  * transactions can commit their ids out of order (the ingestor beside a `vaultkeeper backfill`):
  *
  * Every transaction that stores events takes the write lock (shared) before it draws their ids and
- * holds it until it ends (docs/BEHAVIOUR.md, Live feed). A read returns rows, then lists the lock's
+ * holds it until it ends (docs/API.md, Live feed). A read returns rows, then lists the lock's
  * holders W as the statement runs (so after its snapshot). Say it saw row k. A transaction T that
  * will still commit an id j < k drew j before k was drawn, so before the read's snapshot, and held
  * the lock from before then: at the listing T either held it (T in W) or had already ended. So once

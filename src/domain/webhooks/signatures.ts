@@ -1,4 +1,4 @@
-// The two signature schemes of a delivery (docs/BEHAVIOUR.md, Webhook payloads and signatures): the Vaultkeeper hex HMAC and Standard Webhooks.
+// The two signature schemes of a delivery (docs/WEBHOOKS.md, What a delivery looks like): the Vaultkeeper hex HMAC and Standard Webhooks.
 import { createHmac, randomBytes } from 'node:crypto';
 
 export const SECRET_PREFIX = 'whsec_';

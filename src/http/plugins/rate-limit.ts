@@ -1,4 +1,4 @@
-// Per-client-IP budgets (README, Rate limits): every limited request spends from its category and from the
+// Per-client-IP budgets (docs/API.md, Rate limits): every limited request spends from its category and from the
 // overall budget; the tighter of the two sets the headers and the 429.
 
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

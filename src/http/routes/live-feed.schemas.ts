@@ -13,7 +13,7 @@ export const EventStreamHeaders = Type.Object({
   ),
 });
 
-/** Each frame: `id: <event id>` and `data: <FeedEvent JSON>` (README, Live feed). */
+/** Each frame: `id: <event id>` and `data: <FeedEvent JSON>` (docs/API.md, Live feed). */
 export const FeedEvent = Type.Object(
   {
     id: Type.Integer({ minimum: 1, description: 'increasing; resume after it with Last-Event-ID' }),

@@ -1,5 +1,5 @@
 // What a subscription receives, for the OpenAPI document's `webhooks`: one POST per event, its body
-// `{ id, event, timestamp, data, signature }` and the signature headers (README, Webhooks).
+// `{ id, event, timestamp, data, signature }` and the signature headers (docs/WEBHOOKS.md).
 import { type TSchema, Type } from '@fastify/type-provider-typebox';
 import { WEBHOOK_EVENTS } from '@vaultkeeper/webhooks';
 import { OverrideResource } from '../../domain/overrides/override-resource.js';

@@ -14,13 +14,13 @@ import { type ApiKeyService, createApiKeyService } from './domain/api-keys/api-k
 import { createDatabaseClaimStore } from './domain/auth/replay-guard-store.js';
 import { createWalletAuth, type WalletAuth } from './domain/auth/wallet-auth.js';
 import { type BudgetService, createBudgetService } from './domain/budget/budget-service.js';
-import { createPolicyPreviewService, type PolicyPreviewService } from './domain/policy/policy-preview.js';
 import { type DemoWallet, loadDemoWallet } from './domain/demo/demo-wallet.js';
 import { createHealthService, type HealthService } from './domain/health/health.js';
 import { createReadinessService, type ReadinessService } from './domain/health/readiness.js';
 import { createTransactionLanding } from './domain/landing/transaction-landing.js';
 import { createLiveFeed, type LiveFeed } from './domain/live-feed/live-feed.js';
 import { createOverrideReadService, type OverrideReadService } from './domain/overrides/override-reads.js';
+import { createPolicyPreviewService, type PolicyPreviewService } from './domain/policy/policy-preview.js';
 import { createReadCache, type ReadCache } from './domain/read-cache.js';
 import {
   createTransactionReadService,

@@ -227,7 +227,7 @@ export function validateTelegramBody(body: unknown): string[] {
     const markup = body.reply_markup;
     const rows = isObject(markup) && Array.isArray(markup.inline_keyboard) ? markup.inline_keyboard : null;
     check(
-      rows?.every((row) => Array.isArray(row)),
+      rows?.every((row) => Array.isArray(row)) === true,
       'reply_markup.inline_keyboard: not rows of buttons',
     );
     for (const button of (rows ?? []).flat() as unknown[]) {

@@ -87,7 +87,23 @@ interface Described {
 
 type Add = (label: string, value: string | null, code?: boolean) => void;
 
-function describe(event: string, ctx: { data: Data; vaultLabel: string }, add: Add): Described {
+const say = (title: string, summary: string, color: number, approvable = false): Described => ({
+  title,
+  summary,
+  color,
+  approvable,
+});
+
+type Context = { data: Data; vaultLabel: string };
+
+function describe(event: string, ctx: Context, add: Add): Described {
+  return event.startsWith('transaction.') || event.startsWith('override.')
+    ? describeTransfer(event, ctx, add)
+    : describeVaultEvent(event, ctx, add);
+}
+
+/** Transfers and approval requests (overrides). */
+function describeTransfer(event: string, ctx: Context, add: Add): Described {
   const { data, vaultLabel } = ctx;
   const amount = sol(data.amount);
   const reason = str(data.blockReason);
@@ -96,12 +112,6 @@ function describe(event: string, ctx: { data: Data; vaultLabel: string }, add: A
     add('Amount', amount);
     add('Destination', str(data.destination), true);
   };
-  const say = (title: string, summary: string, color: number, approvable = false): Described => ({
-    title,
-    summary,
-    color,
-    approvable,
-  });
   switch (event) {
     case 'transaction.blocked':
       transfer();
@@ -154,6 +164,15 @@ function describe(event: string, ctx: { data: Data; vaultLabel: string }, add: A
         color,
       );
     }
+    default:
+      return describeVaultEvent(event, ctx, add);
+  }
+}
+
+/** Everything else about a vault: its state, its policy, alerts, the test event, and unknown events. */
+function describeVaultEvent(event: string, ctx: Context, add: Add): Described {
+  const { data, vaultLabel } = ctx;
+  switch (event) {
     case 'vault.created':
     case 'vault.paused':
     case 'vault.resumed': {

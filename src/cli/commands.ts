@@ -103,13 +103,18 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'webhooks create',
-    args: '--url <url> --events <a,b> [--vault <address>]',
+    args: '--url <url> --events <a,b> [--vault <address>] [--format <format>]',
     summary: 'subscribe a URL to events; prints the signing secret once',
     details: API_DETAILS,
     options: {
       url: { type: 'string', value: '<url>', description: 'the receiver: https:// (or mailto:)' },
       events: { type: 'string', value: '<a,b>', description: 'comma-separated event names' },
       vault: { type: 'string', value: '<address>', description: 'one vault (default: every vault you own)' },
+      format: {
+        type: 'string',
+        value: '<format>',
+        description: 'json, slack, discord or telegram (default: detected from the URL)',
+      },
       ...API_OPTIONS,
     },
   },

@@ -1,5 +1,6 @@
 // The delivery queue in PostgreSQL: claim due rows under a lease (SKIP LOCKED), record outcomes in batches.
 import { type SQL, sql } from 'drizzle-orm';
+import type { WebhookFormat } from '../domain/webhooks/chat/destination.js';
 import type { Database } from '../storage/database.js';
 import type { FairShareCaps, HeldSlots } from './delivery-fairness.js';
 import type { SendOutcome } from './http-sender.js';
@@ -16,6 +17,9 @@ export interface ClaimedDelivery {
   attempt: number;
   createdAt: Date;
   url: string;
+  /** json, or the chat platform whose body is sent (to the URL in `sealedUrl`, not `url`). */
+  format: WebhookFormat;
+  sealedUrl: string | null;
   secret: string;
   previousSecret: string | null;
   previousSecretExpiresAt: Date | null;
@@ -121,7 +125,7 @@ export async function claimDueDeliveries(
     set locked_until = ${leaseUntil}::timestamptz, attempt_count = d.attempt_count + 1
     from due, webhooks w, commit_mode
     where d.id = due.id and w.id = d.webhook_id
-    returning d.id, d.webhook_id, w.owner, d.event, d.payload, d.attempt_count, d.created_at, w.url, w.secret,
+    returning d.id, d.webhook_id, w.owner, d.event, d.payload, d.attempt_count, d.created_at, w.url, w.format, w.sealed_url, w.secret,
       w.previous_secret, w.previous_secret_expires_at, w.active, w.verified, w.failing_since
   `)) as unknown as { rows: Record<string, unknown>[] };
   return result.rows.map((r) => ({
@@ -133,6 +137,8 @@ export async function claimDueDeliveries(
     attempt: Number(r.attempt_count),
     createdAt: toDate(r.created_at)!,
     url: String(r.url),
+    format: String(r.format) as WebhookFormat,
+    sealedUrl: (r.sealed_url as string | null) ?? null,
     secret: String(r.secret),
     previousSecret: (r.previous_secret as string | null) ?? null,
     previousSecretExpiresAt: toDate(r.previous_secret_expires_at),

@@ -306,9 +306,14 @@ export interface PolicyPreview {
   truncated: boolean;
 }
 
+/** json: the signed envelope; slack, discord, telegram: that platform's own message body (unsigned). */
+export type WebhookFormat = 'json' | 'slack' | 'discord' | 'telegram';
+
 export interface WebhookSubscription {
   id: string;
+  /** A chat destination shows only its origin and last 4 characters (its URL holds a secret). */
   url: string;
+  format: WebhookFormat;
   events: string[];
   /** Vault address; null = every vault of the owner. */
   vault: string | null;
@@ -331,8 +336,10 @@ export interface WebhookList {
 }
 
 export interface CreateWebhookBody {
-  /** https:// receiver, or mailto:address when the service sends e-mail. */
+  /** https:// receiver, a Slack, Discord or Telegram webhook URL, or mailto:address when the service sends e-mail. */
   url: string;
+  /** Omitted: detected from the URL (Slack, Discord, Telegram), else json. */
+  format?: WebhookFormat;
   events: WebhookEventName[];
   /** Vault address; omitted = every vault the caller owns, now and later. */
   vault?: string;
@@ -340,6 +347,8 @@ export interface CreateWebhookBody {
 
 export interface UpdateWebhookBody {
   url?: string;
+  /** Omitted with a new url: detected from it; omitted without one: unchanged. */
+  format?: WebhookFormat;
   events?: WebhookEventName[];
   /** True re-enables a disabled subscription. */
   active?: boolean;

@@ -7,6 +7,7 @@ import type { Database, Queryable, Tx } from '../../storage/database.js';
 import { vaults, type WebhookRow, webhooks } from '../../storage/schema/index.js';
 import { assertVaultOwner } from '../auth/ownership.js';
 import { vaultNotFound } from '../vaults/vault-reads.js';
+import { resolveFormat, toStoredDestination, type WebhookFormat } from './chat/destination.js';
 import {
   type ConfirmationMail,
   type ConfirmationMailer,
@@ -45,6 +46,7 @@ export function toWebhook(row: OwnedRow): Webhook {
   return {
     id: row.id,
     url: row.url,
+    format: row.format,
     events: row.events,
     vault: row.vaultAddress,
     active: row.active,
@@ -68,7 +70,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     listWebhooks: (owner: string, query: PageQuery) => listWebhooks(db, owner, query),
     getWebhook: async (owner: string, id: string): Promise<Webhook> =>
       toWebhook(await findOwned(db, owner, id)),
-    /** Changes url, events or active; re-enabling clears the failure record that disabled it. */
+    /** Changes url, format, events or active; re-enabling clears the failure record that disabled it. */
     updateWebhook: (owner: string, id: string, input: WebhookChange) => updateWebhook(deps, owner, id, input),
     deleteWebhook: async (owner: string, id: string): Promise<void> => {
       await findOwned(db, owner, id);
@@ -81,12 +83,14 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
 interface NewWebhook {
   url: string;
+  format?: WebhookFormat | undefined;
   events: readonly WebhookEvent[];
   vault?: string | undefined;
 }
 
 interface WebhookChange {
   url?: string | undefined;
+  format?: WebhookFormat | undefined;
   events?: readonly WebhookEvent[] | undefined;
   active?: boolean | undefined;
 }
@@ -142,6 +146,7 @@ async function createWebhook(
 ): Promise<WebhookWithSecret> {
   const { db, clock } = deps;
   const url = parseSubscriptionUrl(input.url, deps.urlPolicy);
+  const destination = toStoredDestination(url, resolveFormat(url, input.format), deps.secretBox.seal);
   const vault = input.vault === undefined ? null : await findVaultOwnedBy(db, owner, input.vault);
   const now = clock.now();
   const secret = generateWebhookSecret();
@@ -153,7 +158,7 @@ async function createWebhook(
       .values({
         owner,
         vaultId: vault?.id ?? null,
-        url,
+        ...destination,
         events: [...new Set(input.events)],
         secret: deps.secretBox.seal(secret),
         verified: address === null,
@@ -207,15 +212,17 @@ async function updateWebhook(
 ): Promise<Webhook> {
   const { db, clock } = deps;
   const current = await findOwned(db, owner, id);
-  if (input.url === undefined && input.events === undefined && input.active === undefined) {
-    throw validationError([{ path: 'body', message: 'give at least one of url, events, active' }]);
+  if (Object.values(input).every((value) => value === undefined)) {
+    throw validationError([{ path: 'body', message: 'give at least one of url, format, events, active' }]);
   }
   const now = clock.now();
   const changes: Partial<typeof webhooks.$inferInsert> = { updatedAt: now };
-  const url = input.url === undefined ? undefined : parseSubscriptionUrl(input.url, deps.urlPolicy);
+  const destination = changedDestination(deps, current, input);
+  const urlChanged = destination !== null && destination.full !== currentUrl(deps, current);
   // A new address must be confirmed again; an https URL needs no confirmation.
-  const address = url === undefined || url === current.url ? null : mailtoAddress(url);
-  if (url !== undefined && url !== current.url) Object.assign(changes, { url, verified: address === null });
+  const address = urlChanged ? mailtoAddress(destination.full) : null;
+  if (destination !== null) Object.assign(changes, destination.stored);
+  if (urlChanged) changes.verified = address === null;
   if (input.events !== undefined) changes.events = [...new Set(input.events)];
   if (input.active === true && !current.active) {
     Object.assign(changes, { active: true, disabledReason: null, failingSince: null });
@@ -228,6 +235,26 @@ async function updateWebhook(
   });
   await sendMail(deps, mail);
   return toWebhook({ ...row, vaultAddress: current.vaultAddress });
+}
+
+/** The subscription's full URL (a chat destination's is opened from its sealed form). */
+function currentUrl(deps: WebhookServiceDeps, row: OwnedRow): string {
+  return row.sealedUrl === null ? row.url : deps.secretBox.open(row.sealedUrl);
+}
+
+/** The destination after a change of url and/or format, or null when neither changes. */
+function changedDestination(deps: WebhookServiceDeps, current: OwnedRow, input: WebhookChange) {
+  if (input.url === undefined && input.format === undefined) return null;
+  if (input.url === undefined && input.format === 'json' && current.format !== 'json') {
+    throw validationError([
+      { path: 'body.url', message: 'give the url again to change a chat destination to json' },
+    ]);
+  }
+  const full =
+    input.url === undefined ? currentUrl(deps, current) : parseSubscriptionUrl(input.url, deps.urlPolicy);
+  // Without format a new URL is detected afresh, as on creation; without url the current one is kept.
+  const format = resolveFormat(full, input.format ?? (input.url === undefined ? current.format : undefined));
+  return { full, stored: toStoredDestination(full, format, deps.secretBox.seal) };
 }
 
 async function rotateSecret(deps: WebhookServiceDeps, owner: string, id: string): Promise<WebhookWithSecret> {

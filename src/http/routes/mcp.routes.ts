@@ -14,7 +14,11 @@ export const MCP_BODY_LIMIT_BYTES = 16 * 1024;
 
 const JsonRpcMessage = Type.Object(
   { jsonrpc: Type.Literal('2.0'), method: Type.Optional(Type.String()), id: Type.Optional(Type.Unknown()) },
-  { additionalProperties: true, description: 'one JSON-RPC 2.0 message of the Model Context Protocol' },
+  {
+    additionalProperties: true,
+    title: 'McpMessage',
+    description: 'one JSON-RPC 2.0 message of the Model Context Protocol',
+  },
 );
 
 interface Message {
@@ -100,9 +104,14 @@ export async function mcpRoutes(
       },
     );
   };
-  const refusal = { hide: true, response: errorResponses(405) };
-  app.get('/mcp', { schema: refusal, onSend: allowPost }, notAllowed);
-  app.delete('/mcp', { schema: refusal, onSend: allowPost }, notAllowed);
+  const refusal = (operationId: string) => ({
+    operationId,
+    tags: ['agents'],
+    summary: 'Refused (405, Allow: POST): the MCP endpoint keeps no session and opens no standalone stream',
+    response: errorResponses(405),
+  });
+  app.get('/mcp', { schema: refusal('getMcp'), onSend: allowPost }, notAllowed);
+  app.delete('/mcp', { schema: refusal('deleteMcp'), onSend: allowPost }, notAllowed);
 }
 
 async function allowPost(

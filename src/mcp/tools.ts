@@ -67,7 +67,14 @@ async function withProgress<T>(extra: Extra, totalSeconds: number, work: () => P
   }
 }
 
+/** The five tools, each calling `client`. */
 export function registerTools(server: McpServer, client: VaultkeeperClient): void {
+  registerPolicyTools(server, client);
+  registerApprovalTools(server, client);
+}
+
+/** What the agent may send: the budget, the pre-flight check and the history. */
+function registerPolicyTools(server: McpServer, client: VaultkeeperClient): void {
   server.registerTool(
     'get_budget',
     {
@@ -136,7 +143,10 @@ export function registerTools(server: McpServer, client: VaultkeeperClient): voi
         (list) => transactionsText(vault, list),
       ),
   );
+}
 
+/** The owner's decision on a blocked transfer: read now, or waited for. */
+function registerApprovalTools(server: McpServer, client: VaultkeeperClient): void {
   server.registerTool(
     'get_approval',
     {

@@ -36,61 +36,60 @@ interface Waiter {
 
 const { vaultAddress: _vaultAddress, ...overrideColumns } = overrideRecordColumns;
 
+/** The transfers these signatures name, each with its override, in one query. */
+async function readMany(db: Database, signatures: readonly string[]) {
+  return db
+    .select({
+      signature: transactions.signature,
+      vault: vaults.address,
+      destination: transactions.destination,
+      amount: transactions.amount,
+      eventIndex: transactions.eventIndex,
+      override: overrideColumns,
+    })
+    .from(transactions)
+    .innerJoin(vaults, eq(vaults.id, transactions.vaultId))
+    .leftJoin(overrides, eq(overrides.id, transactions.overrideId))
+    .where(inArray(transactions.signature, [...signatures]));
+}
+
+type Row = Awaited<ReturnType<typeof readMany>>[number];
+
+/** The approval of one vault's transfer among the rows read: the transfer with a request first. */
+function approvalOf(
+  rows: readonly Row[],
+  at: { vault: string; signature: string },
+  context: { publicBaseUrl: string; now: Date },
+): ApprovalRead {
+  const mine = rows
+    .filter((r) => r.signature === at.signature && r.vault === at.vault)
+    .sort(
+      (a, b) =>
+        Number(a.override === null) - Number(b.override === null) ||
+        (a.eventIndex ?? 0) - (b.eventIndex ?? 0),
+    );
+  const row = mine[0];
+  if (row === undefined) return { approval: toApproval(null, null), known: false };
+  const transfer = { destination: row.destination, amount: row.amount.toString() };
+  const override =
+    row.override === null ? null : toOverrideResource({ ...row.override, vaultAddress: row.vault }, context);
+  return { approval: toApproval(override, transfer), known: true };
+}
+
 export function createApprovalService(deps: ApprovalServiceDeps) {
   const { db, clock, publicBaseUrl } = deps;
   const intervalMs = deps.intervalMs ?? 250;
   const waiters = new Set<Waiter>();
   let timer: NodeJS.Timeout | null = null;
 
-  /** The transfers these signatures name, each with its override, in one query. */
-  async function readMany(signatures: readonly string[]) {
-    return db
-      .select({
-        signature: transactions.signature,
-        vault: vaults.address,
-        destination: transactions.destination,
-        amount: transactions.amount,
-        eventIndex: transactions.eventIndex,
-        override: overrideColumns,
-      })
-      .from(transactions)
-      .innerJoin(vaults, eq(vaults.id, transactions.vaultId))
-      .leftJoin(overrides, eq(overrides.id, transactions.overrideId))
-      .where(inArray(transactions.signature, [...signatures]));
-  }
-
-  type Row = Awaited<ReturnType<typeof readMany>>[number];
-
-  /** The approval of one vault's transfer among the rows read: the transfer with a request first. */
-  function approvalOf(rows: readonly Row[], vault: string, signature: string): ApprovalRead {
-    const mine = rows
-      .filter((r) => r.signature === signature && r.vault === vault)
-      .sort(
-        (a, b) =>
-          Number(a.override === null) - Number(b.override === null) ||
-          (a.eventIndex ?? 0) - (b.eventIndex ?? 0),
-      );
-    const row = mine[0];
-    if (row === undefined) return { approval: toApproval(null, null), known: false };
-    const transfer = { destination: row.destination, amount: row.amount.toString() };
-    const override =
-      row.override === null
-        ? null
-        : toOverrideResource(
-            { ...row.override, vaultAddress: row.vault },
-            { publicBaseUrl, now: clock.now() },
-          );
-    return { approval: toApproval(override, transfer), known: true };
-  }
-
   async function tick(): Promise<void> {
     timer = null;
     const watching = [...waiters];
     if (watching.length === 0) return;
     try {
-      const rows = await readMany([...new Set(watching.map((w) => w.signature))]);
+      const rows = await readMany(db, [...new Set(watching.map((w) => w.signature))]);
       for (const waiter of watching) {
-        const read = approvalOf(rows, waiter.vault, waiter.signature);
+        const read = approvalOf(rows, waiter, { publicBaseUrl, now: clock.now() });
         waiter.latest = read;
         if (isSettled(read.approval, read.known)) waiter.finish(read);
       }
@@ -147,7 +146,11 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       options: { waitMs?: number; signal?: AbortSignal } = {},
     ): Promise<ApprovalRead> {
       const vault = (await getVaultRow(db, vaultIdOrAddress)).address;
-      const first = approvalOf(await readMany([signature]), vault, signature);
+      const first = approvalOf(
+        await readMany(db, [signature]),
+        { vault, signature },
+        { publicBaseUrl, now: clock.now() },
+      );
       const waitMs = options.waitMs ?? 0;
       if (waitMs <= 0 || isSettled(first.approval, first.known)) return first;
       return hold(vault, signature, first, waitMs, options.signal);

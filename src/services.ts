@@ -11,6 +11,7 @@ import { createVaultWindowDecoder } from './chain/vault-window-decoder.js';
 import { type ActionService, createActionService } from './domain/actions/action-service.js';
 import { type AnalyticsService, createAnalyticsService } from './domain/analytics/analytics.js';
 import { type ApiKeyService, createApiKeyService } from './domain/api-keys/api-key-service.js';
+import { type ApprovalService, createApprovalService } from './domain/approvals/approval-service.js';
 import { createDatabaseClaimStore } from './domain/auth/replay-guard-store.js';
 import { createWalletAuth, type WalletAuth } from './domain/auth/wallet-auth.js';
 import { type BudgetService, createBudgetService } from './domain/budget/budget-service.js';
@@ -49,6 +50,8 @@ export interface Services {
   readonly budget: BudgetService;
   /** The owner's what-if: the vault's recent attempts replayed under a proposed limit or whitelist. */
   readonly policyPreview: PolicyPreviewService;
+  /** The approval a blocked transfer asked for, by its signature, read now or held until decided. */
+  readonly approvals: ApprovalService;
   readonly actions: ActionService;
   readonly webhooks: WebhookService;
   readonly deliveries: DeliveryService;
@@ -100,6 +103,8 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
   const vaults = createVaultReadService({ db: storage.db, readCache });
   const chainTimeoutMs = options.chainTimeoutMs ?? CHAIN_TIMEOUT_MS;
   const budget = createBudget(deps, vaults, chainTimeoutMs);
+  const approvals = createApprovalService({ db: storage.db, clock, publicBaseUrl: config.publicBaseUrl });
+  deps.metrics.inProcessSizes.set('approval_waits', approvals.waiting);
   return {
     readCache,
     secretBox,
@@ -143,6 +148,7 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
     }),
     budget: budget.service,
     policyPreview: createPolicyPreviewService({ storage, clock }),
+    approvals,
     actions,
     webhooks,
     deliveries: createDeliveryService({ db: storage.db, clock, webhooks }),
@@ -160,6 +166,7 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
           }),
     async close() {
       budget.close();
+      approvals.close();
       liveFeed.close();
       eventLoopDelay.close();
       await actions.close();

@@ -166,6 +166,21 @@ Deliveries still retrying and exhausted ones are both sent again; ones being sen
     options: DELIVERY_SELECTION,
   },
   {
+    name: 'mcp',
+    args: '--url <url>',
+    summary: 'the MCP server (agents’ tools) on stdio, calling a running service',
+    details: `For a desktop agent (Claude Desktop, Cursor, …): its tools call the service at --url over HTTP
+with the client package and never open a database. stdout carries the protocol; messages go to stderr.
+Configure it as: { "command": "npx", "args": ["vaultkeeper", "mcp", "--url", "https://…"] } (docs/AGENTS.md, MCP).`,
+    options: {
+      url: {
+        type: 'string',
+        value: '<url>',
+        description: "the service's base URL (default: VAULTKEEPER_URL)",
+      },
+    },
+  },
+  {
     name: 'listen',
     args: '--forward-to <url> [--vault <address>] [--events <a,b>]',
     summary: 'forward live events to a local URL, signed like webhook deliveries',

@@ -26,6 +26,7 @@ import { parseCommandLine } from './commands.js';
 import { runDoctor } from './doctor.js';
 import { helpFor } from './help.js';
 import { parseListenSettings, runListen } from './listen.js';
+import { parseMcpUrl, runMcp } from './mcp.js';
 import { knownMigrations, readMigrationState } from './migrations.js';
 import { listDeliveries, listWebhooks, rebuildMetrics, retryDeliveries } from './operations.js';
 import { CliError, createOutput, EXIT, type Output } from './output.js';
@@ -216,6 +217,7 @@ const HANDLERS: Readonly<Record<string, (values: Values, out: Output) => Promise
   'deliveries list': listDeliveriesCommand,
   'deliveries retry': retryDeliveriesCommand,
   listen,
+  mcp: (values) => runMcp(parseMcpUrl(values, readClientEnvironment().apiUrl), version()),
 };
 
 function report(error: CliError): number {

@@ -545,6 +545,39 @@ export interface CompletedAction {
   label: string;
 }
 
+/** What became of the approval request a blocked transfer asked for (GET /api/vaults/:address/approvals/:signature). */
+export interface Approval {
+  /**
+   * pending: the owner has not decided; approved / executed: let through (executed: the transfer was
+   * sent); rejected; expired: pending past expiresAt; none: no request for this transfer (not blocked,
+   * blocked for funds, or not seen by the service yet).
+   */
+  status: 'pending' | 'approved' | 'rejected' | 'executed' | 'expired' | 'none';
+  /** The override nonce; null when status is none. */
+  nonce: string | null;
+  /** Lamports; null when the transfer is unknown. */
+  amount: string | null;
+  destination: string | null;
+  expiresAt: string | null;
+  /** The request's Blink: share it (or approvalUrl) with the owner. */
+  blinkUrl: string | null;
+  /** The approval page for a plain browser. */
+  approvalUrl: string | null;
+}
+
+/** A blocked transfer by its vault and its transaction signature (what the agent holds after a block). */
+export interface ApprovalQuery {
+  vault: string;
+  signature: string;
+}
+
+export interface ApprovalWaitOptions extends ApprovalQuery {
+  /** Give up after this long and resolve with the pending approval (default 60 000). */
+  timeoutMs?: number | undefined;
+  /** Stops waiting: the promise rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
+}
+
 /** One event of the live feed (GET /api/events/stream). */
 export interface FeedEvent {
   /** Increasing; resume after it with Last-Event-ID. */

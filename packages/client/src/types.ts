@@ -498,14 +498,14 @@ export interface FeedEvent {
   id: number;
   /** The event's name, in the webhooks' vocabulary (`transaction.executed`, …). */
   name: FeedEventName;
-  /** The vault program's own name for it (`WhitelistUpdated`, …; `Unknown` when not decoded). */
-  programEvent: string;
+  /** The vault program's own name for it (`WhitelistUpdated`, …; `Unknown` when not decoded); null for alerts. */
+  programEvent: string | null;
   /** The vault it concerns, when it concerns one. */
   vault: string | null;
-  /** The Solana transaction that emitted it. */
-  signature: string;
+  /** The Solana transaction that emitted it (for an alert: the one that caused it; null for expiry alerts). */
+  signature: string | null;
   eventIndex: number;
-  slot: number;
+  slot: number | null;
   blockTime: string | null;
   instruction: string | null;
   /** The event's fields. */

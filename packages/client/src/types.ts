@@ -492,6 +492,16 @@ export interface CompletedAction {
   label: string;
 }
 
+/** A vault's alert settings (GET/PUT /api/vaults/:address/alerts). */
+export interface AlertSettings {
+  /** Percentages of the daily limit (1..100, at most 5, distinct); [] turns budget alerts off. */
+  budgetThresholds: number[];
+  /** More attempts than maxTransfers within windowSeconds sends agent.velocity; null: off. */
+  velocity: { windowSeconds: number; maxTransfers: number } | null;
+  /** override.expiring is sent when a pending override has at most this many minutes left (1..59). */
+  expiryWarningMinutes: number;
+}
+
 /** One event of the live feed (GET /api/events/stream). */
 export interface FeedEvent {
   /** Increasing; resume after it with Last-Event-ID. */

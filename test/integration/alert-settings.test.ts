@@ -146,4 +146,26 @@ describe('alert settings', () => {
     const got = await app.inject({ url: path(), headers: signed(owner, 'GET', path()) });
     assert.deepEqual(got.json(), DEFAULTS, 'the refused write changed nothing');
   });
+  test('a subscription may ask for the four alerts; a misspelt one is refused naming the field', async () => {
+    const app = await start();
+    const events = ['budget.threshold', 'agent.velocity', 'override.expiring', 'override.expired'];
+    const body = { url: 'https://hooks.example.com/in', events, vault: vault.address };
+    const created = await app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: signed(owner, 'POST', '/api/webhooks', body),
+      payload: body,
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.deepEqual((created.json() as { events: string[] }).events, events);
+    const bad = { ...body, events: ['budget.thresholds'] };
+    const refused = await app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: signed(owner, 'POST', '/api/webhooks', bad),
+      payload: bad,
+    });
+    assert.equal(refused.statusCode, 400);
+    assert.match((refused.json() as { error: string }).error, /^events/);
+  });
 });

@@ -1,7 +1,7 @@
 // Alerts derived by ingestion (budget.threshold, agent.velocity) and by the expiry job
 // (override.expiring, override.expired): each once, in the live feed and the webhook outbox.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { afterEach, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import { sql } from 'drizzle-orm';
 import { createAlertSettingsService } from '../../src/domain/alerts/alert-settings.js';
@@ -12,8 +12,13 @@ import { webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
 import { randomAddress } from '../support/fake-validator/scenarios.js';
 import { BASE_URL, SOL, useIngestionHarness } from '../support/ingestion-harness.js';
 import { waitForSignatures } from '../support/ingestor.js';
+import { createSmtpSink } from '../support/smtp-sink.js';
+import { waitFor } from '../support/wait.js';
+import { createWebhookFixtures } from '../support/webhooks.js';
 
 const h = useIngestionHarness();
+const fixtures = createWebhookFixtures(() => h.storage);
+afterEach(() => fixtures.cleanup());
 const T0 = 1_795_000_000;
 
 interface AlertRow {
@@ -308,5 +313,29 @@ describe('alerts: override expiry', () => {
     const options = { now: new Date(expiresAt + 25 * 3_600_000), publicBaseUrl: BASE_URL };
     assert.equal(await runExpiryAlerts(h.storage.storage.db, options), 0);
     assert.deepEqual(await alertsOf(vault), []);
+  });
+});
+
+describe('alerts: e-mail', () => {
+  test('a mailto: subscription gets a plain mail for a crossed threshold', async () => {
+    const sink = await createSmtpSink();
+    fixtures.onCleanup(() => sink.close());
+    const { vault, authority } = await liveVault(10n * SOL, { budgetThresholds: [80] });
+    await h.storage.storage.db
+      .insert(webhooks)
+      .values({
+        owner: authority,
+        url: 'mailto:owner@example.com',
+        events: ['budget.threshold'],
+        secret: 'whsec_x',
+      });
+    const crossing = await spend(vault, 9n * SOL);
+    fixtures.startWorker({ SMTP_URL: sink.url, EMAIL_FROM: 'alerts@vk.example.com' });
+    const mail = await waitFor(() => sink.messages[0], { message: 'the alert mail' });
+    assert.deepEqual(mail.to, ['owner@example.com']);
+    assert.match(mail.subject, /^\[Vaultkeeper\] 80 % of the daily limit spent: /);
+    assert.match(mail.text, /Remaining: +1 SOL/);
+    assert.ok(mail.text.includes(crossing), 'names the transfer');
+    assert.ok(mail.html.includes('Spent in this window'));
   });
 });

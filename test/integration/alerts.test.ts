@@ -321,14 +321,12 @@ describe('alerts: e-mail', () => {
     const sink = await createSmtpSink();
     fixtures.onCleanup(() => sink.close());
     const { vault, authority } = await liveVault(10n * SOL, { budgetThresholds: [80] });
-    await h.storage.storage.db
-      .insert(webhooks)
-      .values({
-        owner: authority,
-        url: 'mailto:owner@example.com',
-        events: ['budget.threshold'],
-        secret: 'whsec_x',
-      });
+    await h.storage.storage.db.insert(webhooks).values({
+      owner: authority,
+      url: 'mailto:owner@example.com',
+      events: ['budget.threshold'],
+      secret: 'whsec_x',
+    });
     const crossing = await spend(vault, 9n * SOL);
     fixtures.startWorker({ SMTP_URL: sink.url, EMAIL_FROM: 'alerts@vk.example.com' });
     const mail = await waitFor(() => sink.messages[0], { message: 'the alert mail' });

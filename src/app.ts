@@ -17,6 +17,7 @@ import { createClientErrorHandler, securityPlugin, sendFrameworkError } from './
 import { walletAuthPlugin } from './http/plugins/wallet-auth.js';
 import { routeConfigOf } from './http/route-config.js';
 import { actionsRoutes } from './http/routes/actions.routes.js';
+import { alertRoutes } from './http/routes/alerts.routes.js';
 import { analyticsRoutes } from './http/routes/analytics.routes.js';
 import { apiKeyRoutes } from './http/routes/api-keys.routes.js';
 import { approvalRoutes } from './http/routes/approvals.routes.js';
@@ -159,6 +160,7 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Ser
   await app.register(policyPreviewRoutes, { policyPreview: services.policyPreview });
   await app.register(approvalRoutes, { approvals: services.approvals });
   await app.register(vaultWriteRoutes, { vaultWrites: services.vaultWrites });
+  await app.register(alertRoutes, { alerts: services.alerts });
   await app.register(authRoutes);
   await app.register(transactionRoutes, { transactions: services.transactions });
   await app.register(overrideRoutes, { overrides: services.overrides, actions: services.actions });

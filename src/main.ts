@@ -9,6 +9,7 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { createCacheCleanupJob } from './jobs/cache-cleanup.js';
 import { readDeliveryQueueStats } from './jobs/delivery-queue-stats.js';
 import { createEmbeddedVacuumJob } from './jobs/embedded-vacuum.js';
+import { createExpiryAlertsJob } from './jobs/expiry-alerts.js';
 import { createMetricsRollupJob } from './jobs/metrics-rollup.js';
 import { runScheduledJobs, type ScheduledJob } from './jobs/scheduler.js';
 import { runDeliveryWorker } from './jobs/worker.js';
@@ -41,7 +42,11 @@ function loadConfigOrExit(): Config {
 function scheduledJobs(deps: AppDeps): ScheduledJob[] {
   return [
     ...(deps.config.roles.includes('worker')
-      ? [createMetricsRollupJob(deps), createCacheCleanupJob({ ...deps, db: deps.storage.db })]
+      ? [
+          createMetricsRollupJob(deps),
+          createCacheCleanupJob({ ...deps, db: deps.storage.db }),
+          createExpiryAlertsJob({ ...deps, publicBaseUrl: deps.config.publicBaseUrl }),
+        ]
       : []),
     // PGlite has no autovacuum: whichever roles it runs, the process holding it vacuums it.
     ...(deps.storage.kind === 'pglite' ? [createEmbeddedVacuumJob(deps)] : []),

@@ -9,6 +9,7 @@ import { createVaultStateReader } from './chain/vault-state-reader.js';
 import { createVaultTransactionBuilder } from './chain/vault-transaction-builder.js';
 import { createVaultWindowDecoder } from './chain/vault-window-decoder.js';
 import { type ActionService, createActionService } from './domain/actions/action-service.js';
+import { type AlertSettingsService, createAlertSettingsService } from './domain/alerts/alert-settings.js';
 import { type AnalyticsService, createAnalyticsService } from './domain/analytics/analytics.js';
 import { type ApiKeyService, createApiKeyService } from './domain/api-keys/api-key-service.js';
 import { type ApprovalService, createApprovalService } from './domain/approvals/approval-service.js';
@@ -43,6 +44,7 @@ export interface Services {
   readonly apiKeys: ApiKeyService;
   readonly vaults: VaultReadService;
   readonly vaultWrites: VaultWriteService;
+  readonly alerts: AlertSettingsService;
   readonly transactions: TransactionReadService;
   readonly overrides: OverrideReadService;
   readonly analytics: AnalyticsService;
@@ -126,6 +128,7 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
       landing,
       transactions: createVaultTransactionBuilder(programId),
     }),
+    alerts: createAlertSettingsService({ db: storage.db, clock }),
     transactions: createTransactionReadService({
       storage,
       readCache,

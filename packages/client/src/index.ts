@@ -9,6 +9,7 @@ import {
   type TransportOptions,
 } from './transport.js';
 import type {
+  AlertSettings,
   Analytics,
   AnalyticsQuery,
   ApiKeyList,
@@ -128,6 +129,23 @@ function vaultMethods(t: Transport) {
     /** What the vault's agent may still send, until when, and the owner's open approvals; read from the chain. */
     budget: (vault: string, o: CallOptions = {}) =>
       t.request<Budget>({ method: 'GET', path: `/api/vaults/${seg(vault)}/budget`, ...o }),
+    /** The vault's alert settings (owner only). */
+    alerts: (addressOrId: string, o: CallOptions = {}) =>
+      t.request<AlertSettings>({
+        method: 'GET',
+        path: `/api/vaults/${seg(addressOrId)}/alerts`,
+        auth: 'required',
+        ...o,
+      }),
+    /** Changes the given alert settings (owner only); answers all of them. */
+    updateAlerts: (addressOrId: string, body: Partial<AlertSettings>, o: CallOptions = {}) =>
+      t.request<AlertSettings>({
+        method: 'PUT',
+        path: `/api/vaults/${seg(addressOrId)}/alerts`,
+        body,
+        auth: 'required',
+        ...o,
+      }),
     /** Whether the program would let this transfer through now, and if not why (costs no transaction). */
     check: (vault: string, { destination, amount, agent }: TransferCheckQuery, o: CallOptions = {}) =>
       t.request<TransferCheck>({

@@ -578,20 +578,30 @@ export interface ApprovalWaitOptions extends ApprovalQuery {
   signal?: AbortSignal | undefined;
 }
 
+/** A vault's alert settings (GET/PUT /api/vaults/:address/alerts). */
+export interface AlertSettings {
+  /** Percentages of the daily limit (1..100, at most 5, distinct); [] turns budget alerts off. */
+  budgetThresholds: number[];
+  /** More attempts than maxTransfers within windowSeconds sends agent.velocity; null: off. */
+  velocity: { windowSeconds: number; maxTransfers: number } | null;
+  /** override.expiring is sent when a pending override has at most this many minutes left (1..59). */
+  expiryWarningMinutes: number;
+}
+
 /** One event of the live feed (GET /api/events/stream). */
 export interface FeedEvent {
   /** Increasing; resume after it with Last-Event-ID. */
   id: number;
   /** The event's name, in the webhooks' vocabulary (`transaction.executed`, …). */
   name: FeedEventName;
-  /** The vault program's own name for it (`WhitelistUpdated`, …; `Unknown` when not decoded). */
-  programEvent: string;
+  /** The vault program's own name for it (`WhitelistUpdated`, …; `Unknown` when not decoded); null for alerts. */
+  programEvent: string | null;
   /** The vault it concerns, when it concerns one. */
   vault: string | null;
-  /** The Solana transaction that emitted it. */
-  signature: string;
+  /** The Solana transaction that emitted it (for an alert: the one that caused it; null for expiry alerts). */
+  signature: string | null;
   eventIndex: number;
-  slot: number;
+  slot: number | null;
   blockTime: string | null;
   instruction: string | null;
   /** The event's fields. */

@@ -33,6 +33,8 @@ export function projectBatch(batch: readonly ChainTransaction[], input: Projecti
     webhooks: [],
     touchedVaults: new Set(),
     warnings: [],
+    spends: [],
+    attempts: [],
   };
   for (const tx of batch) {
     const ctx = createTransactionContext(tx, input, out);
@@ -94,6 +96,7 @@ function projectExecuted(ctx: TransactionContext, event: EventOf<'TransactionExe
         });
   const payload = buildTransactionPayload(executed.row, v.row.address, ctx.links);
   ctx.enqueue('transaction.executed', v, event.index, payload);
+  ctx.recordSpend(v, d.amount, d.spentToday);
   if (o !== undefined) {
     o.row.status = 'executed';
     o.row.executedAt = ctx.at;
@@ -135,6 +138,7 @@ function projectBlocked(ctx: TransactionContext, event: EventOf<'TransactionBloc
   const links = o === undefined ? null : ctx.overrideLinks(o);
   const payload = buildBlockedPayload(blocked.row, v.row.address, links, ctx.tx.signature);
   ctx.enqueue('transaction.blocked', v, event.index, payload);
+  ctx.recordAttempt(v);
 }
 
 function projectOverrideCreated(ctx: TransactionContext, event: EventOf<'OverrideCreated'>) {

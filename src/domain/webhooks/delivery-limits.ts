@@ -52,7 +52,10 @@ export async function assertTestAllowed(tx: Tx, webhookId: string, now: Date): P
   await tx.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.id, webhookId)).for('no key update');
   const since = new Date(now.getTime() - TEST_WINDOW_MS);
   const [sent] = await tx
-    .select({ n: count(), oldest: sql<number | null>`(extract(epoch from min(${webhookDeliveries.createdAt})) * 1000)::float8` })
+    .select({
+      n: count(),
+      oldest: sql<number | null>`(extract(epoch from min(${webhookDeliveries.createdAt})) * 1000)::float8`,
+    })
     .from(webhookDeliveries)
     .where(
       and(

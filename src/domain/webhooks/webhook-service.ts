@@ -15,8 +15,8 @@ import {
   isConfirmationUsable,
 } from './confirmations.js';
 import type { SecretBox } from './secret-box.js';
-import { assertRoomForWebhook, hashClientKey, WEBHOOK_LIMITS } from './subscription-caps.js';
 import { generateWebhookSecret } from './signatures.js';
+import { assertRoomForWebhook, hashClientKey, WEBHOOK_LIMITS } from './subscription-caps.js';
 import { mailtoAddress, parseSubscriptionUrl, type UrlPolicy } from './subscription-url.js';
 import type { WebhookEvent } from './webhook-events.js';
 import type { Webhook, WebhookWithSecret } from './webhook-resource.js';

@@ -229,7 +229,10 @@ const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliverySer
         params: WebhookIdParams,
         body: RecoverBody,
         response: {
-          202: described(Recovered, 'How many deliveries were queued to be sent again now, and how many are left'),
+          202: described(
+            Recovered,
+            'How many deliveries were queued to be sent again now, and how many are left',
+          ),
           ...errorResponses(401, 403, 404, 409, 429),
         },
       },

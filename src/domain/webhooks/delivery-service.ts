@@ -108,6 +108,7 @@ async function recoverDeliveries(
     gte(webhookDeliveries.createdAt, since),
     lastAttemptFailed(),
     notInFlight(now),
+    notDueYet(now),
   );
   const result = await db.transaction(async (tx) => {
     await assertRecoverAllowed(tx, webhookId, now);
@@ -125,11 +126,15 @@ async function recoverDeliveries(
     if (requeued.length === 0) return { requeued: 0, remaining: 0 };
     await markRecovered(tx, webhookId, now);
     await notifyDeliveryWorkers(tx);
-    // Requeued rows are due now with no failure cleared yet, so they still match: count the others.
     const [left] = await tx.select({ n: count() }).from(webhookDeliveries).where(failing);
-    return { requeued: requeued.length, remaining: Math.max(0, (left?.n ?? 0) - requeued.length) };
+    return { requeued: requeued.length, remaining: left?.n ?? 0 };
   });
   return { ...result, cooldownSeconds: result.requeued === 0 ? 0 : RECOVER_COOLDOWN_MS / 1000 };
+}
+
+/** Not already waiting to be sent now (a previous recover, or a retry whose time has come). */
+function notDueYet(now: Date) {
+  return sql`not (${webhookDeliveries.status} = 'pending' and ${webhookDeliveries.nextAttemptAt} <= ${now.toISOString()}::timestamptz)`;
 }
 
 function parseSince(value: string, now: Date): Date {

@@ -188,5 +188,7 @@ export async function recoverWebhookCommand(values: Values, access: () => ApiAcc
   const recovered = await callApi(api, () => clientOf(api).webhooks.recover(id, { since }));
   out.result({ webhook: id, since, ...recovered });
   out.line(`${recovered.requeued} failed deliveries since ${since} queued to be sent again now`);
+  if (recovered.remaining > 0)
+    out.line(`${recovered.remaining} more left: run this again in ${recovered.cooldownSeconds} s`);
   return EXIT.ok;
 }

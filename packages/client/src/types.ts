@@ -369,8 +369,12 @@ export interface RecoverBody {
 }
 
 export interface Recovered {
-  /** How many deliveries were queued to be sent again now. */
+  /** How many deliveries were queued to be sent again now (oldest first, at most 100 a call). */
   requeued: number;
+  /** Failing deliveries since then left for another call, once the cooldown has passed. */
+  remaining: number;
+  /** Seconds before this subscription may be recovered again (0 when nothing was queued). */
+  cooldownSeconds: number;
 }
 
 export interface DeliveryAttempt {

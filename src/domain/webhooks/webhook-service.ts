@@ -3,7 +3,7 @@ import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { AppError, validationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { type Pagination, pageOffset, toPageRequest, toPagination } from '../../lib/pagination.js';
-import type { Database, Queryable, Tx } from '../../storage/database.js';
+import type { Database, Queryable } from '../../storage/database.js';
 import { vaults, type WebhookRow, webhooks } from '../../storage/schema/index.js';
 import { assertVaultOwner } from '../auth/ownership.js';
 import { vaultNotFound } from '../vaults/vault-reads.js';
@@ -14,15 +14,15 @@ import {
   confirmSubscription,
   createConfirmation,
   isConfirmationUsable,
-  lockKey,
 } from './confirmations.js';
 import type { SecretBox } from './secret-box.js';
 import { generateWebhookSecret } from './signatures.js';
+import { assertRoomForWebhook, hashClientKey, WEBHOOK_LIMITS } from './subscription-caps.js';
 import { mailtoAddress, parseSubscriptionUrl, type UrlPolicy } from './subscription-url.js';
 import type { WebhookEvent } from './webhook-events.js';
 import type { Webhook, WebhookWithSecret } from './webhook-resource.js';
 
-export const MAX_WEBHOOKS_PER_OWNER = 100;
+export const MAX_WEBHOOKS_PER_OWNER = WEBHOOK_LIMITS.perOwner;
 /** How long the secret before a rotation keeps signing alongside the new one. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -61,7 +61,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   const { db, clock } = deps;
   return {
     findOwned: (owner: string, id: string) => findOwned(db, owner, id),
-    createWebhook: (owner: string, input: NewWebhook) => createWebhook(deps, owner, input),
+    /** `clientKey`: who asked (request.clientKey), for the per-client cap; stored hashed. */
+    createWebhook: (owner: string, input: NewWebhook, clientKey?: string) =>
+      createWebhook(deps, owner, input, clientKey === undefined ? null : hashClientKey(clientKey)),
     /** Read only, for the page a confirmation link opens. */
     isConfirmationUsable: (token: string) => isConfirmationUsable(db, token, clock.now()),
     /** Uses a confirmation link; false when it cannot confirm anything (any reason). */
@@ -143,6 +145,7 @@ async function createWebhook(
   deps: WebhookServiceDeps,
   owner: string,
   input: NewWebhook,
+  createdFrom: string | null,
 ): Promise<WebhookWithSecret> {
   const { db, clock } = deps;
   const url = parseSubscriptionUrl(input.url, deps.urlPolicy);
@@ -152,11 +155,12 @@ async function createWebhook(
   const secret = generateWebhookSecret();
   const address = mailtoAddress(url);
   const { row, mail } = await db.transaction(async (tx) => {
-    await assertRoomForAnother(tx, owner);
+    await assertRoomForWebhook(tx, owner, createdFrom);
     const [inserted] = await tx
       .insert(webhooks)
       .values({
         owner,
+        createdFrom,
         vaultId: vault?.id ?? null,
         ...destination,
         events: [...new Set(input.events)],
@@ -171,19 +175,6 @@ async function createWebhook(
   });
   await sendMail(deps, mail);
   return { ...toWebhook({ ...row, vaultAddress: vault?.address ?? null }), secret };
-}
-
-/** Holds the owner's lock for the rest of the transaction and checks the per-owner cap. */
-async function assertRoomForAnother(tx: Tx, owner: string): Promise<void> {
-  // Concurrent creates of one owner queue here, so the cap holds on PostgreSQL too.
-  await lockKey(tx, `vaultkeeper:webhooks:${owner}`);
-  const [existing] = await tx.select({ n: count() }).from(webhooks).where(eq(webhooks.owner, owner));
-  if ((existing?.n ?? 0) >= MAX_WEBHOOKS_PER_OWNER) {
-    throw validationError(
-      [{ path: 'body', message: `an owner may have at most ${MAX_WEBHOOKS_PER_OWNER} webhooks` }],
-      'Too many webhooks',
-    );
-  }
 }
 
 async function listWebhooks(

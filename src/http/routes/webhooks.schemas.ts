@@ -1,5 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox';
 import type { WebhookFormat as WebhookFormatName } from '../../domain/webhooks/chat/destination.js';
+import { RECOVER_MAX_PER_CALL } from '../../domain/webhooks/delivery-limits.js';
 import { DELIVERY_FILTERS, RECOVER_MAX_DAYS } from '../../domain/webhooks/delivery-service.js';
 import { MAX_URL_LENGTH } from '../../domain/webhooks/subscription-url.js';
 import { WEBHOOK_EVENTS } from '../../domain/webhooks/webhook-events.js';
@@ -110,7 +111,16 @@ export const Recovered = Type.Object(
   {
     requeued: Type.Integer({
       minimum: 0,
-      description: 'how many deliveries were queued to be sent again now',
+      maximum: RECOVER_MAX_PER_CALL,
+      description: `how many deliveries were queued to be sent again now (oldest first, at most ${RECOVER_MAX_PER_CALL})`,
+    }),
+    remaining: Type.Integer({
+      minimum: 0,
+      description: 'failing deliveries since then left for another call, after the cooldown',
+    }),
+    cooldownSeconds: Type.Integer({
+      minimum: 0,
+      description: 'seconds before this subscription may be recovered again (0 when nothing was queued)',
     }),
   },
   { title: 'RecoverResult' },

@@ -32,10 +32,18 @@ export const webhooks = pgTable(
     disabledReason: text('disabled_reason'),
     /** Start of the current run of failed attempts; null after a success. */
     failingSince: timestamptz('failing_since'),
+    /** SHA-256 (hex) of the client key that created it, for the per-client cap; null before 0006. */
+    createdFrom: text('created_from'),
+    /** Last `recover` call, for its per-subscription cooldown. */
+    recoveredAt: timestamptz('recovered_at'),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },
-  (t) => [index('webhooks_owner_idx').on(t.owner), index('webhooks_vault_idx').on(t.vaultId)],
+  (t) => [
+    index('webhooks_owner_idx').on(t.owner),
+    index('webhooks_vault_idx').on(t.vaultId),
+    index('webhooks_created_from_idx').on(t.createdFrom),
+  ],
 );
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;

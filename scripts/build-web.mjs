@@ -15,6 +15,7 @@ const result = await build({
   entryPoints: {
     override: 'src/web/override-page.ts',
     vault: 'src/web/vault-page.ts',
+    approvals: 'src/web/approvals-page.ts',
     pages: 'src/web/pages.css',
   },
   outdir,

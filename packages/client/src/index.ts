@@ -29,6 +29,7 @@ import type {
   OverrideListQuery,
   PageQuery,
   Pagination,
+  PendingOverrideQuery,
   PolicyPreview,
   PolicyPreviewRequest,
   Realtime,
@@ -197,6 +198,14 @@ function overrideMethods(t: Transport) {
     all: (query: Walk<OverrideListQuery> = {}, o: CallOptions = {}) =>
       walk(async (page) => {
         const { overrides, pagination } = await list({ ...query, page }, o);
+        return { items: overrides, pagination };
+      }),
+    /** One page of the owner's open approvals (pending, not expired) across their vaults, newest first. */
+    pending: (query: PendingOverrideQuery, o: CallOptions = {}) => list({ ...query, status: 'pending' }, o),
+    /** Every open approval of the owner, across pages. */
+    allPending: (query: Walk<PendingOverrideQuery>, o: CallOptions = {}) =>
+      walk(async (page) => {
+        const { overrides, pagination } = await list({ ...query, status: 'pending', page }, o);
         return { items: overrides, pagination };
       }),
     get: ({ vault, nonce, transfer }: OverrideAddress, o: CallOptions = {}) =>

@@ -149,7 +149,14 @@ export interface OverrideList {
 
 export interface OverrideListQuery extends PageQuery {
   vault?: string;
+  /** Only overrides of the vaults this wallet owns; with `status: 'pending'`, only those not yet expired. */
+  owner?: string;
   status?: 'pending' | 'approved' | 'rejected' | 'executed';
+}
+
+/** An owner's open approvals: every pending, unexpired override across the vaults `owner` owns. */
+export interface PendingOverrideQuery extends PageQuery {
+  owner: string;
 }
 
 export interface AnalyticsQuery {

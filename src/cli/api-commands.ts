@@ -111,6 +111,20 @@ export async function callApi<T>(access: ApiAccess, call: () => Promise<T>): Pro
 const clientOf = (access: ApiAccess) =>
   createVaultkeeperClient({ baseUrl: access.baseUrl, signer: access.apiKey, maxRetries: 1 });
 
+/** webhooks list with VAULTKEEPER_URL and VAULTKEEPER_API_KEY set: the key owner's subscriptions, from the service. */
+export async function listWebhooksThroughApi(access: ApiAccess, out: Output) {
+  const webhooks = await callApi(access, async () => {
+    const all = [];
+    for await (const webhook of clientOf(access).webhooks.all()) all.push(webhook);
+    return all;
+  });
+  out.result({ webhooks });
+  for (const w of webhooks)
+    out.line(`${w.id} ${w.url} [${w.events.join(', ')}] ${w.active ? 'active' : 'disabled'}`);
+  if (webhooks.length === 0) out.line('no subscriptions');
+  return EXIT.ok;
+}
+
 /** webhooks create --url <url> --events <a,b> [--vault <address>]: prints the secret once. */
 export async function createWebhookCommand(values: Values, access: () => ApiAccess, out: Output) {
   const url = text(values, 'url');

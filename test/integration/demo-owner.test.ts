@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -19,6 +18,7 @@ import { createLogCapture, createTestApp } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { startFakeValidator } from '../support/fake-validator/index.js';
 import { LOCAL_GENESIS_HASH } from '../support/fake-validator/rpc.js';
+import { freePort } from '../support/ports.js';
 import { startService } from '../support/service-process.js';
 
 let storage: TestStorage;
@@ -39,14 +39,6 @@ async function runCli(args: string[], env: NodeJS.ProcessEnv) {
     const failed = error as { code: number; stdout: string; stderr: string };
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 before(async () => {

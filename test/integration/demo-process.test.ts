@@ -3,22 +3,15 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { freePort } from '../support/ports.js';
 import { waitFor } from '../support/wait.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** True while something accepts connections on the port. */
 const listening = (port: number) =>
@@ -58,7 +51,7 @@ test('the demo: printed commands work as printed, and SIGTERM to npm stops every
   try {
     await waitFor(() => output.includes('Act as the demo owner'), {
       timeoutMs: 180_000,
-      message: 'the demo printed its owner commands',
+      message: `the demo printed its owner commands (output: ${output.slice(-2000)})`,
     });
     const rpcPort = Number(/simulated validator at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
     const envFile = /API key and URL\s+(\S+)/.exec(output)?.[1] ?? '';

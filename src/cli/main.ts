@@ -173,9 +173,10 @@ function deliverySelection(values: Values): DeliveryFilter | undefined {
 
 async function listDeliveriesCommand(values: Values, out: Output): Promise<number> {
   const status = deliverySelection(values);
-  const rows = await withDeps((deps) =>
-    listDeliveries(deps.storage, deps.clock, text(values, 'webhook'), status),
-  );
+  // Checked before the database opens: a wrong command line is one line, not a database and a line.
+  const webhook = text(values, 'webhook');
+  if (webhook !== undefined) parseWebhookId(webhook);
+  const rows = await withDeps((deps) => listDeliveries(deps.storage, deps.clock, webhook, status));
   out.result({ deliveries: rows });
   for (const d of rows) {
     const last = d.lastStatusCode ?? d.lastError ?? '-';

@@ -147,7 +147,7 @@ export async function buildApp(
 /** Every route plugin, each given the services it uses. */
 async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Services): Promise<void> {
   await app.register(healthRoutes, { health: services.health });
-  await app.register(metricsRoutes, { metrics: deps.metrics });
+  await app.register(metricsRoutes, { metrics: deps.metrics, token: deps.config.metricsToken });
   await app.register(probeRoutes, { readiness: services.readiness, eventLoopDelay: services.eventLoopDelay });
   await app.register(actionsRoutes, { actions: services.actions });
   await app.register(liveFeedRoutes, {

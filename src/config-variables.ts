@@ -30,7 +30,19 @@ export const CONFIG_VARIABLES: Readonly<Record<string, VariableDoc>> = {
     meaning:
       'where the process listens: the API, or only `/livez`, `/readyz` and `/metrics` without the `api` role',
   },
-  HOST: { group: SERVER, meaning: 'the address the process listens on' },
+  HOST: {
+    group: SERVER,
+    default: '`0.0.0.0`; `127.0.0.1` with `DEMO_MODE`',
+    meaning:
+      'the address the process listens on; in demo mode only a loopback address (`127.0.0.1`, `::1`, `localhost`)',
+  },
+  METRICS_TOKEN: {
+    group: SERVER,
+    default: 'unset: `/metrics` is public',
+    accepts: '24 to 512 characters of `A-Z a-z 0-9 . _ ~ + / = -` (`openssl rand -base64 32`)',
+    meaning:
+      'when set, `/metrics` answers only `Authorization: Bearer <token>`, else `401` in the error envelope ([a token for /metrics](OPERATIONS.md#a-token-for-metrics))',
+  },
   ROLES: {
     group: SERVER,
     default: `\`${ROLE_NAMES.join(',')}\``,
@@ -53,7 +65,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, VariableDoc>> = {
     default: '`false`',
     accepts: '`true`, `false`, a hop count, or comma-separated proxy addresses/CIDRs',
     meaning:
-      "whose `X-Forwarded-For` to believe for the client address (rate limits, stream caps, logs). `false`: the TCP peer; right when clients connect directly. A hop count `N`: the address the `N`-th proxy from us appended; right behind `N` proxies in a row (`1` behind one load balancer); clients cannot choose their address. Addresses/CIDRs (`10.0.0.0/8,127.0.0.1`): every hop from those proxies; right when the proxies' addresses are known and fixed. `true`: every entry, so the leftmost, which the client writes; right only when your proxy replaces the header instead of appending to it (a warning at start says so)",
+      "whose `X-Forwarded-For` to believe for the client address (rate limits, stream caps, logs). `false`: the TCP peer; right when clients connect directly. A hop count `N`: the address the `N`-th proxy from us appended; right behind `N` proxies in a row (`1` behind one load balancer); clients cannot choose their address. Addresses/CIDRs (`10.0.0.0/8,127.0.0.1`): every hop from those proxies; right when the proxies' addresses are known and fixed. `true`: every entry, so the leftmost, which the client writes; right only when your proxy replaces the header instead of appending to it (a warning at start says so). A hop count or `true` with a public `HOST` (`0.0.0.0`, `::`) also warns at start",
   },
   CLIENT_IPV6_PREFIX: {
     group: SERVER,
@@ -72,7 +84,11 @@ export const CONFIG_VARIABLES: Readonly<Record<string, VariableDoc>> = {
     meaning:
       'unset: embedded PGlite in `DATA_DIR` ([one process per data directory](OPERATIONS.md#one-process-per-data-directory)); `postgres://…`: PostgreSQL; `memory://`: in-memory PGlite (lost at exit)',
   },
-  DATA_DIR: { group: STORAGE, meaning: 'where embedded PGlite keeps its files' },
+  DATA_DIR: {
+    group: STORAGE,
+    meaning:
+      'where embedded PGlite keeps its files: created `0700`, its files owner-only, one process at a time ([one writer per data directory](OPERATIONS.md#one-writer-per-data-directory))',
+  },
   DATABASE_POOL_SIZE: {
     group: STORAGE,
     meaning:
@@ -210,7 +226,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, VariableDoc>> = {
   DEMO_MODE: {
     group: DEMO,
     meaning:
-      '`true` only for `npm run demo`: the approval page offers an in-page demo wallet that signs with `DEMO_OWNER_KEYPAIR` ([the demo](../CONTRIBUTING.md#demo-without-a-cluster)); needs that file, refused with `SOLANA_CLUSTER=mainnet-beta`. Leave it unset in a deployment',
+      '`true` only for `npm run demo`: the approval page offers an in-page demo wallet that signs with `DEMO_OWNER_KEYPAIR` ([the demo](../CONTRIBUTING.md#demo-without-a-cluster)); needs that file; refused unless every RPC endpoint serves a local ledger (its genesis hash is none of mainnet-beta, devnet or testnet), listens on `127.0.0.1` only and gives the demo wallet only to a loopback `Host` ([demo mode](OPERATIONS.md#demo-mode-cannot-run-against-a-real-cluster)). Leave it unset in a deployment',
   },
   DEMO_OWNER_KEYPAIR: {
     group: DEMO,

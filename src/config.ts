@@ -55,6 +55,8 @@ export interface Config {
   readonly roles: readonly Role[];
   /** TRUST_PROXY: false, true (every hop), a hop count, or the proxies' addresses/CIDRs (Fastify trustProxy). */
   readonly trustProxy: boolean | number | string[];
+  /** METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>` (else 401). */
+  readonly metricsToken: string | null;
   /** CLIENT_IPV6_PREFIX: IPv6 clients are counted (rate limits, stream caps) by their subnet of this many bits. */
   readonly clientIpv6Prefix: number;
   readonly authMaxAgeSeconds: number;
@@ -138,7 +140,9 @@ export function loadConfig(env: Env = process.env, shapes?: VariableShape[]): Co
   const problems: string[] = [];
   const { read, text, int, bool, oneOf, url } = createEnvReader(env, problems, shapes);
   const port = int('PORT', 3000, 0, 65535);
-  const host = text('HOST', '0.0.0.0');
+  const demoMode = bool('DEMO_MODE', false);
+  // The demo hands the owner's key to the page: it listens on this machine only.
+  const host = text('HOST', demoMode ? '127.0.0.1' : '0.0.0.0');
   const parsedDatabase = parseDatabase(read('DATABASE_URL'), text('DATA_DIR', './data'), problems);
   const poolSize = int('DATABASE_POOL_SIZE', DEFAULT_DATABASE_POOL_SIZE, MIN_DATABASE_POOL_SIZE, 1_000);
   const database: DatabaseConfig =
@@ -175,6 +179,7 @@ export function loadConfig(env: Env = process.env, shapes?: VariableShape[]): Co
     publicBaseUrl,
     roles,
     trustProxy: parseTrustProxy(read('TRUST_PROXY'), problems),
+    metricsToken: parseMetricsToken(read('METRICS_TOKEN'), problems),
     clientIpv6Prefix: int('CLIENT_IPV6_PREFIX', DEFAULT_CLIENT_IPV6_PREFIX, 1, 128),
     authMaxAgeSeconds: int('AUTH_MAX_AGE_SECONDS', 300, 1, 86_400),
     authRequireRequestBinding: bool('AUTH_REQUIRE_REQUEST_BINDING', false),
@@ -208,20 +213,22 @@ export function loadConfig(env: Env = process.env, shapes?: VariableShape[]): Co
       maxVaults: int('LIVE_ACCOUNTS_MAX_VAULTS', 500, 1, 100_000),
       idleSeconds: int('LIVE_ACCOUNTS_IDLE_SECONDS', 600, 1, 86_400),
     },
-    demo: parseDemo(bool('DEMO_MODE', false), read('DEMO_OWNER_KEYPAIR'), cluster, problems),
+    demo: parseDemo({ on: demoMode, keypairFile: read('DEMO_OWNER_KEYPAIR'), cluster, host }, problems),
     version: text('npm_package_version', '0.1.0'),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }
 
+/** Names of this machine only, as HOST values and Host headers (without the port). */
+export const LOOPBACK_HOSTS: readonly string[] = ['127.0.0.1', '::1', '[::1]', 'localhost'];
+
 /** The demo wallet hands the owner's key to any visitor of the page: a local demo only, never mainnet. */
 function parseDemo(
-  on: boolean,
-  keypairFile: string | undefined,
-  cluster: SolanaCluster,
+  input: { on: boolean; keypairFile: string | undefined; cluster: SolanaCluster; host: string },
   problems: string[],
 ): Config['demo'] {
+  const { on, keypairFile, cluster, host } = input;
   if (!on) {
     if (keypairFile !== undefined) problems.push('DEMO_OWNER_KEYPAIR needs DEMO_MODE=true');
     return null;
@@ -232,11 +239,46 @@ function parseDemo(
     );
     return null;
   }
+  if (!LOOPBACK_HOSTS.includes(host.toLowerCase())) {
+    problems.push(
+      `DEMO_MODE listens on this machine only: HOST must be 127.0.0.1, ::1 or localhost (got "${host}")`,
+    );
+    return null;
+  }
   if (keypairFile === undefined) {
     problems.push("DEMO_MODE=true needs DEMO_OWNER_KEYPAIR (the demo owner's solana-keygen file)");
     return null;
   }
   return { ownerKeypairFile: keypairFile };
+}
+
+/** A bearer token: long enough not to be guessed, and only characters a header carries as they are. */
+function parseMetricsToken(raw: string | undefined, problems: string[]): string | null {
+  if (raw === undefined) return null;
+  if (/^[A-Za-z0-9._~+/=-]{24,512}$/.test(raw)) return raw;
+  problems.push(
+    'METRICS_TOKEN must be 24 to 512 characters of A-Z a-z 0-9 . _ ~ + / = - (e.g. openssl rand -base64 32)',
+  );
+  return null;
+}
+
+/** What is valid but unsafe in this configuration: one line each, for the start-up log. */
+export function configWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  const { trustProxy, host } = config;
+  if ((trustProxy === true || typeof trustProxy === 'number') && isPublicBind(host)) {
+    warnings.push(
+      `TRUST_PROXY=${trustProxy} believes X-Forwarded-For from any peer, and HOST=${host} lets peers other ` +
+        'than the proxy connect: a client reaching this port directly picks its own address (rate limits, ' +
+        "stream caps). Set TRUST_PROXY to the proxies' addresses or CIDRs, or HOST to the address only the proxy reaches",
+    );
+  }
+  return warnings;
+}
+
+/** A public bind: every address of the machine, so any direct peer can claim to be the proxy. */
+export function isPublicBind(host: string): boolean {
+  return ['0.0.0.0', '::', '[::]', ''].includes(host);
 }
 
 function parsePriorityFee(raw: string | undefined, problems: string[]): PriorityFeeMode {

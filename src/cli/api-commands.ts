@@ -118,6 +118,20 @@ const clientOf = (access: ApiAccess) =>
 
 const WEBHOOK_FORMATS: readonly WebhookFormat[] = ['json', 'slack', 'discord', 'telegram'];
 
+/** webhooks list with VAULTKEEPER_URL and VAULTKEEPER_API_KEY set: the key owner's subscriptions, from the service. */
+export async function listWebhooksThroughApi(access: ApiAccess, out: Output) {
+  const webhooks = await callApi(access, async () => {
+    const all = [];
+    for await (const webhook of clientOf(access).webhooks.all()) all.push(webhook);
+    return all;
+  });
+  out.result({ webhooks });
+  for (const w of webhooks)
+    out.line(`${w.id} ${w.url} [${w.events.join(', ')}] ${w.active ? 'active' : 'disabled'}`);
+  if (webhooks.length === 0) out.line('no subscriptions');
+  return EXIT.ok;
+}
+
 /** webhooks create --url <url> --events <a,b> [--vault <address>] [--format <format>]: prints the secret once. */
 export async function createWebhookCommand(values: Values, access: () => ApiAccess, out: Output) {
   const url = text(values, 'url');

@@ -54,7 +54,7 @@ function databaseCheck(config: Config): Promise<Check> {
         throw error;
       });
       if (state instanceof DataDirLockedError) {
-        return `pglite ${state.dir}: in use by process ${state.pid} (the running service, which migrated it at start)`;
+        return `pglite ${state.dir}: in use by process ${state.pid ?? '?'} (the running service, which migrated it at start)`;
       }
       const { applied, known } = state;
       const where =

@@ -12,6 +12,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type pg from 'pg';
 import { type DatabaseConfig, DEFAULT_DATABASE_POOL_SIZE } from '../config.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
+import { secureDataDir } from './data-dir-permissions.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -94,7 +95,7 @@ export async function withDataDirLock<T>(
   dataDir: string,
   open: (pgliteDir: string, lock: DataDirLock) => Promise<T>,
 ): Promise<T> {
-  mkdirSync(dataDir, { recursive: true });
+  secureDataDir(dataDir);
   const lock = acquireDataDirLock(dataDir);
   try {
     return await open(resolve(dataDir, 'pglite'), lock);
@@ -107,7 +108,7 @@ export async function withDataDirLock<T>(
 async function openPglite(config: Exclude<DatabaseConfig, { kind: 'postgres' }>): Promise<Storage> {
   if (config.kind === 'memory') return openPgliteAt(undefined, null);
   return withDataDirLock(config.dataDir, async (dataDir, lock) => {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     await initDataDir(dataDir);
     return openPgliteAt(dataDir, lock);
   });

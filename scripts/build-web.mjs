@@ -15,6 +15,7 @@ const result = await build({
   entryPoints: {
     override: 'web/override-page.ts',
     vault: 'web/vault-page.ts',
+    approvals: 'web/approvals-page.ts',
     pages: 'web/pages.css',
   },
   outdir,

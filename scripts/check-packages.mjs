@@ -98,7 +98,7 @@ function checkWithNode(node, project) {
   step(`${version}: import (ESM) runs: ${out}`);
   const required = run(node, ['require.cjs'], { cwd: project, env }).trim();
   const [major = 0, minor = 0] = version.slice(1).split('.').map(Number);
-  // require() of an ES module works from Node 20.19 and 22.12 on; older releases refuse it (README).
+  // require() of an ES module works from Node 20.19 and 22.12 on; older releases refuse it (CONTRIBUTING.md, The client packages).
   const loads = major > 22 || (major === 22 && minor >= 12) || (major === 20 && minor >= 19);
   const expected = loads ? 'require: loaded' : 'require: ERR_REQUIRE_ESM; import(): loaded';
   if (required !== expected)

@@ -4,7 +4,7 @@ import { ensureBuilt } from './ensure-built.mjs';
 
 // npm runs this under `sh -c`, and a SIGTERM to npm ends that shell without passing the signal on:
 // the service would keep running, orphaned. So under npm, the shell going away is our SIGTERM.
-// (Supervisors should run `node dist/main.js` itself: docs/DEPLOYMENT.md.)
+// (Supervisors should run `node dist/main.js` itself: docs/OPERATIONS.md, Under a supervisor.)
 if (process.env.npm_lifecycle_event !== undefined) {
   const parent = process.ppid;
   const watch = setInterval(() => {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { registerAjvFormats, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { createVaultkeeperClient } from '@vaultkeeper/client';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { AppDeps } from './app-deps.js';
@@ -16,17 +17,21 @@ import { createClientErrorHandler, securityPlugin, sendFrameworkError } from './
 import { walletAuthPlugin } from './http/plugins/wallet-auth.js';
 import { routeConfigOf } from './http/route-config.js';
 import { actionsRoutes } from './http/routes/actions.routes.js';
+import { alertRoutes } from './http/routes/alerts.routes.js';
 import { analyticsRoutes } from './http/routes/analytics.routes.js';
 import { apiKeyRoutes } from './http/routes/api-keys.routes.js';
+import { approvalRoutes } from './http/routes/approvals.routes.js';
 import { authRoutes } from './http/routes/auth.routes.js';
 import { budgetRoutes } from './http/routes/budget.routes.js';
 import { demoRoutes } from './http/routes/demo.routes.js';
 import { healthRoutes } from './http/routes/health.routes.js';
 import { liveFeedRoutes } from './http/routes/live-feed.routes.js';
+import { mcpRoutes } from './http/routes/mcp.routes.js';
 import { metricsRoutes } from './http/routes/metrics.routes.js';
 import { overrideRoutes } from './http/routes/overrides.routes.js';
 import { TransactionPreview } from './http/routes/overrides.schemas.js';
 import { pagesRoutes } from './http/routes/pages.routes.js';
+import { policyPreviewRoutes } from './http/routes/policy-preview.routes.js';
 import { probeRoutes } from './http/routes/probes.routes.js';
 import { transactionRoutes } from './http/routes/transactions.routes.js';
 import { vaultWriteRoutes } from './http/routes/vault-writes.routes.js';
@@ -36,6 +41,8 @@ import { ErrorEnvelope } from './http/schemas/common.js';
 import { buildWebhookDocumentation } from './http/schemas/webhook-payloads.js';
 import { validatorCompiler } from './http/validator.js';
 import { deferredChildLogger } from './lib/logger.js';
+import { createInProcessCalls, type InProcessCalls } from './mcp/in-process-fetch.js';
+import { createMcpServer } from './mcp/mcp-server.js';
 import { createServices, type Services } from './services.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -87,7 +94,12 @@ export async function buildApp(
   registerRequestAccounting(app, deps);
   await app.register(clientKeyPlugin, { ipv6Prefix: deps.config.clientIpv6Prefix });
   await app.register(securityPlugin, { docsPrefix: DOCS_PREFIX });
-  await app.register(rateLimitPlugin, { deps, exemptPrefixes: [DOCS_PREFIX] });
+  const inProcess = createInProcessCalls();
+  await app.register(rateLimitPlugin, {
+    deps,
+    exemptPrefixes: [DOCS_PREFIX],
+    isExempt: inProcess.isInProcess,
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -124,6 +136,7 @@ export async function buildApp(
 
   await app.register(walletAuthPlugin, { walletAuth: services.walletAuth, apiKeys: services.apiKeys });
   await registerRoutes(app, deps, services);
+  await registerMcp(app, deps, inProcess);
 
   app.get('/api/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () =>
     app.swagger(),
@@ -134,7 +147,7 @@ export async function buildApp(
 /** Every route plugin, each given the services it uses. */
 async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Services): Promise<void> {
   await app.register(healthRoutes, { health: services.health });
-  await app.register(metricsRoutes, { metrics: deps.metrics });
+  await app.register(metricsRoutes, { metrics: deps.metrics, token: deps.config.metricsToken });
   await app.register(probeRoutes, { readiness: services.readiness, eventLoopDelay: services.eventLoopDelay });
   await app.register(actionsRoutes, { actions: services.actions });
   await app.register(liveFeedRoutes, {
@@ -144,7 +157,10 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Ser
   });
   await app.register(vaultRoutes, { vaults: services.vaults });
   await app.register(budgetRoutes, { budget: services.budget });
+  await app.register(policyPreviewRoutes, { policyPreview: services.policyPreview });
+  await app.register(approvalRoutes, { approvals: services.approvals });
   await app.register(vaultWriteRoutes, { vaultWrites: services.vaultWrites });
+  await app.register(alertRoutes, { alerts: services.alerts });
   await app.register(authRoutes);
   await app.register(transactionRoutes, { transactions: services.transactions });
   await app.register(overrideRoutes, { overrides: services.overrides, actions: services.actions });
@@ -159,6 +175,21 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Ser
       vault: (address) => services.vaults.getVault(address),
       override: (vault, nonce, transfer) => services.overrides.getOverride(vault, nonce, transfer),
     },
+  });
+}
+
+/** POST /mcp: each request's MCP server calls this app in process through the client package. */
+async function registerMcp(app: FastifyInstance, deps: AppDeps, inProcess: InProcessCalls): Promise<void> {
+  await app.register(mcpRoutes, {
+    createServer: (request) =>
+      createMcpServer(
+        createVaultkeeperClient({
+          baseUrl: deps.config.publicBaseUrl,
+          fetch: inProcess.fetchFor(app, request.ip),
+          maxRetries: 0,
+        }),
+        deps.config.version,
+      ),
   });
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ConfigError, DEFAULT_PROGRAM_ID, deriveWsUrl, loadConfig } from './config.js';
+import { ConfigError, configWarnings, DEFAULT_PROGRAM_ID, deriveWsUrl, loadConfig } from './config.js';
 
 describe('loadConfig', () => {
   test('applies every documented default when the environment is empty', () => {
@@ -39,6 +39,16 @@ describe('loadConfig', () => {
       ownerKeypairFile: 'data/demo/owner-keypair.json',
     });
     assert.equal(loadConfig({ DEMO_MODE: 'false' }).demo, null);
+    // The demo listens on this machine only: 127.0.0.1 unless HOST names another loopback address.
+    assert.equal(loadConfig({ DEMO_MODE: 'true', SOLANA_CLUSTER: 'localnet', ...key }).host, '127.0.0.1');
+    assert.equal(loadConfig({ DEMO_MODE: 'true', HOST: '::1', ...key }).host, '::1');
+    assert.equal(loadConfig({}).host, '0.0.0.0');
+    for (const host of ['0.0.0.0', '::', '192.168.1.4']) {
+      assert.throws(
+        () => loadConfig({ DEMO_MODE: 'true', HOST: host, ...key }),
+        /DEMO_MODE listens on this machine only: HOST must be 127\.0\.0\.1, ::1 or localhost/,
+      );
+    }
     for (const [env, problem] of [
       [
         { DEMO_MODE: 'true', SOLANA_CLUSTER: 'mainnet-beta', ...key },
@@ -184,6 +194,7 @@ describe('loadConfig', () => {
       PRIORITY_FEE_MAX_LAMPORTS: 'lots',
       APPROVAL_MAX_CONFIRMS: '0',
       APPROVAL_MAX_SIMULATIONS: 'many',
+      METRICS_TOKEN: 'short',
     };
     assert.throws(
       () => loadConfig(bad),
@@ -199,6 +210,34 @@ describe('loadConfig', () => {
         return true;
       },
     );
+  });
+
+  test('warns when a proxy hop count meets a public bind; addresses or a private bind are quiet', () => {
+    const warnings = (env: Record<string, string>) =>
+      configWarnings(loadConfig({ DATABASE_URL: 'memory://', ...env }));
+    for (const host of ['0.0.0.0', '::']) {
+      for (const trust of ['1', 'true']) {
+        const [warning, ...rest] = warnings({ HOST: host, TRUST_PROXY: trust });
+        assert.equal(rest.length, 0);
+        assert.match(
+          warning ?? '',
+          new RegExp(
+            `TRUST_PROXY=${trust} believes X-Forwarded-For from any peer, and HOST=${host.replace('.', '\\.')}`,
+          ),
+        );
+        assert.match(warning ?? '', /Set TRUST_PROXY to the proxies' addresses or CIDRs/);
+      }
+    }
+    assert.deepEqual(warnings({ HOST: '0.0.0.0', TRUST_PROXY: '10.0.0.0/8' }), []);
+    assert.deepEqual(warnings({ HOST: '127.0.0.1', TRUST_PROXY: '1' }), []);
+    assert.deepEqual(warnings({ HOST: '0.0.0.0' }), []);
+  });
+
+  test('METRICS_TOKEN is kept when long enough, refused when short or with spaces', () => {
+    const token = 'a'.repeat(24);
+    assert.equal(loadConfig({ DATABASE_URL: 'memory://', METRICS_TOKEN: token }).metricsToken, token);
+    assert.equal(loadConfig({ DATABASE_URL: 'memory://' }).metricsToken, null);
+    assert.throws(() => loadConfig({ METRICS_TOKEN: `${token} b` }), /METRICS_TOKEN must be 24 to 512/);
   });
 
   test('derives the WebSocket URL from the RPC URL, port + 1 when a port is given', () => {

@@ -55,6 +55,8 @@ export interface Config {
   readonly roles: readonly Role[];
   /** TRUST_PROXY: false, true (every hop), a hop count, or the proxies' addresses/CIDRs (Fastify trustProxy). */
   readonly trustProxy: boolean | number | string[];
+  /** METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>` (else 401). */
+  readonly metricsToken: string | null;
   /** CLIENT_IPV6_PREFIX: IPv6 clients are counted (rate limits, stream caps) by their subnet of this many bits. */
   readonly clientIpv6Prefix: number;
   readonly authMaxAgeSeconds: number;
@@ -80,7 +82,7 @@ export interface Config {
   readonly backfillIntervalMs: number;
   /** READ_CACHE: cache public API reads (default true); false serves every read from the database. */
   readonly readCache: boolean;
-  /** RATE_LIMIT_ENABLED: the per-IP budgets (docs/BEHAVIOUR.md, Rate limits) (default true; false only for tests and benchmarks' labelled diagnostics). */
+  /** RATE_LIMIT_ENABLED: the per-IP budgets (docs/API.md, Rate limits) (default true; false only for tests and benchmarks' labelled diagnostics). */
   readonly rateLimitEnabled: boolean;
   /**
    * Live accounts for the budget and check routes (docs/AGENTS.md): LIVE_ACCOUNTS (default true) keeps
@@ -94,7 +96,7 @@ export interface Config {
   };
   /** HMAC key of Solana Actions sign-message `state`; null = a random key per process (nonces stay DB-backed). */
   readonly actionsStateSecret: string | null;
-  /** The compute unit price of built transactions (docs/BEHAVIOUR.md, Transactions that land). */
+  /** The compute unit price of built transactions (docs/BLINKS.md, Transactions that land). */
   readonly priorityFee: {
     readonly mode: PriorityFeeMode;
     /** PRIORITY_FEE_PERCENTILE: 1..100 (default 75) of recent fees over the writable accounts. */
@@ -120,21 +122,36 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Parses the environment; throws ConfigError naming every bad variable at once. */
-export function loadConfig(env: Env = process.env): Config {
+/**
+ * How the readers below read one variable: its value when unset and what it accepts, in words.
+ * scripts/config-docs.ts renders these, with the meanings in config-variables.ts, into docs/CONFIGURATION.md.
+ */
+export interface VariableShape {
+  readonly name: string;
+  readonly fallback?: string;
+  readonly accepts?: string;
+}
+
+/**
+ * Parses the environment; throws ConfigError naming every bad variable at once. `shapes`, when given,
+ * collects how each variable is read (for the generated configuration table).
+ */
+export function loadConfig(env: Env = process.env, shapes?: VariableShape[]): Config {
   const problems: string[] = [];
-  const { read, int, bool, oneOf, url } = createEnvReader(env, problems);
+  const { read, text, int, bool, oneOf, url } = createEnvReader(env, problems, shapes);
   const port = int('PORT', 3000, 0, 65535);
-  const host = read('HOST') ?? '0.0.0.0';
-  const parsedDatabase = parseDatabase(read('DATABASE_URL'), read('DATA_DIR') ?? './data', problems);
+  const demoMode = bool('DEMO_MODE', false);
+  // The demo hands the owner's key to the page: it listens on this machine only.
+  const host = text('HOST', demoMode ? '127.0.0.1' : '0.0.0.0');
+  const parsedDatabase = parseDatabase(read('DATABASE_URL'), text('DATA_DIR', './data'), problems);
   const poolSize = int('DATABASE_POOL_SIZE', DEFAULT_DATABASE_POOL_SIZE, MIN_DATABASE_POOL_SIZE, 1_000);
   const database: DatabaseConfig =
     parsedDatabase.kind === 'postgres' ? { ...parsedDatabase, poolSize } : parsedDatabase;
   const redisUrl = url('REDIS_URL', ['redis:', 'rediss:']) ?? null;
   const cluster = oneOf('SOLANA_CLUSTER', SOLANA_CLUSTERS, 'devnet');
-  const rpcEndpoints = readRpcEndpoints(env, problems, cluster);
+  const rpcEndpoints = readRpcEndpoints(env, problems, cluster, shapes);
   const { rpcUrl, wsUrl } = rpcEndpoints[0]!;
-  const programId = read('VAULT_PROGRAM_ID') ?? DEFAULT_PROGRAM_ID;
+  const programId = text('VAULT_PROGRAM_ID', DEFAULT_PROGRAM_ID);
   if (!isAddress(programId)) problems.push('VAULT_PROGRAM_ID must be a base58 32-byte address');
   const publicBaseUrl = (url('PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(
     /\/+$/,
@@ -162,6 +179,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl,
     roles,
     trustProxy: parseTrustProxy(read('TRUST_PROXY'), problems),
+    metricsToken: parseMetricsToken(read('METRICS_TOKEN'), problems),
     clientIpv6Prefix: int('CLIENT_IPV6_PREFIX', DEFAULT_CLIENT_IPV6_PREFIX, 1, 128),
     authMaxAgeSeconds: int('AUTH_MAX_AGE_SECONDS', 300, 1, 86_400),
     authRequireRequestBinding: bool('AUTH_REQUIRE_REQUEST_BINDING', false),
@@ -178,7 +196,7 @@ export function loadConfig(env: Env = process.env): Config {
       problems,
     ),
     smtpUrl,
-    emailFrom: read('EMAIL_FROM') ?? 'Vaultkeeper <no-reply@vaultkeeper.local>',
+    emailFrom: text('EMAIL_FROM', 'Vaultkeeper <no-reply@vaultkeeper.local>'),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     backfill,
     backfillIntervalMs: int('BACKFILL_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
@@ -195,20 +213,22 @@ export function loadConfig(env: Env = process.env): Config {
       maxVaults: int('LIVE_ACCOUNTS_MAX_VAULTS', 500, 1, 100_000),
       idleSeconds: int('LIVE_ACCOUNTS_IDLE_SECONDS', 600, 1, 86_400),
     },
-    demo: parseDemo(bool('DEMO_MODE', false), read('DEMO_OWNER_KEYPAIR'), cluster, problems),
-    version: read('npm_package_version') ?? '0.1.0',
+    demo: parseDemo({ on: demoMode, keypairFile: read('DEMO_OWNER_KEYPAIR'), cluster, host }, problems),
+    version: text('npm_package_version', '0.1.0'),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }
 
+/** Names of this machine only, as HOST values and Host headers (without the port). */
+export const LOOPBACK_HOSTS: readonly string[] = ['127.0.0.1', '::1', '[::1]', 'localhost'];
+
 /** The demo wallet hands the owner's key to any visitor of the page: a local demo only, never mainnet. */
 function parseDemo(
-  on: boolean,
-  keypairFile: string | undefined,
-  cluster: SolanaCluster,
+  input: { on: boolean; keypairFile: string | undefined; cluster: SolanaCluster; host: string },
   problems: string[],
 ): Config['demo'] {
+  const { on, keypairFile, cluster, host } = input;
   if (!on) {
     if (keypairFile !== undefined) problems.push('DEMO_OWNER_KEYPAIR needs DEMO_MODE=true');
     return null;
@@ -219,11 +239,46 @@ function parseDemo(
     );
     return null;
   }
+  if (!LOOPBACK_HOSTS.includes(host.toLowerCase())) {
+    problems.push(
+      `DEMO_MODE listens on this machine only: HOST must be 127.0.0.1, ::1 or localhost (got "${host}")`,
+    );
+    return null;
+  }
   if (keypairFile === undefined) {
     problems.push("DEMO_MODE=true needs DEMO_OWNER_KEYPAIR (the demo owner's solana-keygen file)");
     return null;
   }
   return { ownerKeypairFile: keypairFile };
+}
+
+/** A bearer token: long enough not to be guessed, and only characters a header carries as they are. */
+function parseMetricsToken(raw: string | undefined, problems: string[]): string | null {
+  if (raw === undefined) return null;
+  if (/^[A-Za-z0-9._~+/=-]{24,512}$/.test(raw)) return raw;
+  problems.push(
+    'METRICS_TOKEN must be 24 to 512 characters of A-Z a-z 0-9 . _ ~ + / = - (e.g. openssl rand -base64 32)',
+  );
+  return null;
+}
+
+/** What is valid but unsafe in this configuration: one line each, for the start-up log. */
+export function configWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  const { trustProxy, host } = config;
+  if ((trustProxy === true || typeof trustProxy === 'number') && isPublicBind(host)) {
+    warnings.push(
+      `TRUST_PROXY=${trustProxy} believes X-Forwarded-For from any peer, and HOST=${host} lets peers other ` +
+        'than the proxy connect: a client reaching this port directly picks its own address (rate limits, ' +
+        "stream caps). Set TRUST_PROXY to the proxies' addresses or CIDRs, or HOST to the address only the proxy reaches",
+    );
+  }
+  return warnings;
+}
+
+/** A public bind: every address of the machine, so any direct peer can claim to be the proxy. */
+export function isPublicBind(host: string): boolean {
+  return ['0.0.0.0', '::', '[::]', ''].includes(host);
 }
 
 function parsePriorityFee(raw: string | undefined, problems: string[]): PriorityFeeMode {
@@ -236,13 +291,25 @@ function parsePriorityFee(raw: string | undefined, problems: string[]): Priority
   return { kind: 'auto' };
 }
 
-/** Readers of one variable each: trimmed (blank is unset), the fallback on a bad value, which goes to problems. */
-function createEnvReader(env: Env, problems: string[]) {
+/**
+ * Readers of one variable each: trimmed (blank is unset), the fallback on a bad value, which goes to
+ * problems. Each declares its variable's shape into `shapes` (the first declaration of a name counts).
+ */
+function createEnvReader(env: Env, problems: string[], shapes?: VariableShape[]) {
+  const declare = (shape: VariableShape) => {
+    if (shapes !== undefined && !shapes.some((s) => s.name === shape.name)) shapes.push(shape);
+  };
   const read = (name: string): string | undefined => {
+    declare({ name });
     const value = env[name];
     return value === undefined || value.trim() === '' ? undefined : value.trim();
   };
+  const text = (name: string, fallback: string): string => {
+    declare({ name, fallback });
+    return read(name) ?? fallback;
+  };
   const int = (name: string, fallback: number, min: number, max: number): number => {
+    declare({ name, fallback: String(fallback), accepts: `a whole number from ${min} to ${max}` });
     const raw = read(name);
     if (raw === undefined) return fallback;
     const value = Number(raw);
@@ -253,6 +320,7 @@ function createEnvReader(env: Env, problems: string[]) {
     return value;
   };
   const bool = (name: string, fallback: boolean): boolean => {
+    declare({ name, fallback: String(fallback), accepts: '`true` or `false` (also 1/0, yes/no, on/off)' });
     const raw = read(name)?.toLowerCase();
     if (raw === undefined) return fallback;
     if (['true', '1', 'yes', 'on'].includes(raw)) return true;
@@ -261,13 +329,16 @@ function createEnvReader(env: Env, problems: string[]) {
     return fallback;
   };
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    declare({ name, fallback, accepts: allowed.map((a) => `\`${a}\``).join(', ') });
     const raw = read(name);
     if (raw === undefined) return fallback;
     if ((allowed as readonly string[]).includes(raw)) return raw as T;
     problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
     return fallback;
   };
+  const schemes = (protocols: readonly string[]) => protocols.map((p) => `\`${p}//\``).join(' or ');
   const url = (name: string, protocols: readonly string[]): string | undefined => {
+    declare({ name, accepts: `${schemes(protocols)} URL` });
     const raw = read(name);
     if (raw === undefined) return undefined;
     try {
@@ -278,6 +349,7 @@ function createEnvReader(env: Env, problems: string[]) {
     return undefined;
   };
   const urls = (name: string, protocols: readonly string[]): string[] => {
+    declare({ name, accepts: `comma-separated ${schemes(protocols)} URLs` });
     const raw = read(name);
     if (raw === undefined) return [];
     const parts = raw.split(',').map((p) => p.trim());
@@ -295,12 +367,17 @@ function createEnvReader(env: Env, problems: string[]) {
     );
     return [];
   };
-  return { read, int, bool, oneOf, url, urls };
+  return { read, text, int, bool, oneOf, url, urls };
 }
 
 /** SOLANA_RPC_URL and SOLANA_WS_URL, paired by position (the cluster's public node when unset). */
-function readRpcEndpoints(env: Env, problems: string[], cluster: SolanaCluster): Config['rpcEndpoints'] {
-  const { urls } = createEnvReader(env, problems);
+function readRpcEndpoints(
+  env: Env,
+  problems: string[],
+  cluster: SolanaCluster,
+  shapes?: VariableShape[],
+): Config['rpcEndpoints'] {
+  const { urls } = createEnvReader(env, problems, shapes);
   const rpcUrls = urls('SOLANA_RPC_URL', ['http:', 'https:']);
   const wsUrls = urls('SOLANA_WS_URL', ['ws:', 'wss:']);
   if (rpcUrls.length === 0) rpcUrls.push(CLUSTER_RPC[cluster]);

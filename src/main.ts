@@ -3,12 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { type AppDeps, createAppDeps, createRpcClients } from './app-deps.js';
 import { createCache } from './cache/index.js';
+import { assertLocalCluster } from './chain/demo-cluster.js';
 import { runIngestor } from './chain/ingestor.js';
 import { rpcUrlReplacements } from './chain/rpc-endpoints.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, configWarnings, loadConfig } from './config.js';
 import { createCacheCleanupJob } from './jobs/cache-cleanup.js';
 import { readDeliveryQueueStats } from './jobs/delivery-queue-stats.js';
 import { createEmbeddedVacuumJob } from './jobs/embedded-vacuum.js';
+import { createExpiryAlertsJob } from './jobs/expiry-alerts.js';
 import { createMetricsRollupJob } from './jobs/metrics-rollup.js';
 import { runScheduledJobs, type ScheduledJob } from './jobs/scheduler.js';
 import { runDeliveryWorker } from './jobs/worker.js';
@@ -41,7 +43,11 @@ function loadConfigOrExit(): Config {
 function scheduledJobs(deps: AppDeps): ScheduledJob[] {
   return [
     ...(deps.config.roles.includes('worker')
-      ? [createMetricsRollupJob(deps), createCacheCleanupJob({ ...deps, db: deps.storage.db })]
+      ? [
+          createMetricsRollupJob(deps),
+          createCacheCleanupJob({ ...deps, db: deps.storage.db }),
+          createExpiryAlertsJob({ ...deps, publicBaseUrl: deps.config.publicBaseUrl }),
+        ]
       : []),
     // PGlite has no autovacuum: whichever roles it runs, the process holding it vacuums it.
     ...(deps.storage.kind === 'pglite' ? [createEmbeddedVacuumJob(deps)] : []),
@@ -55,6 +61,7 @@ async function main(): Promise<void> {
     pretty: process.stdout.isTTY === true,
     replacements: rpcUrlReplacements(config.rpcEndpoints),
   });
+  for (const warning of configWarnings(config)) logger.warn(warning);
   const controller = new AbortController();
   // Signals are ours from the first moment, not only once everything listens: one that arrives while
   // starting cuts the start short, and what did start is then stopped in order.
@@ -72,6 +79,7 @@ async function main(): Promise<void> {
 
   // Before anything starts: a service that cannot serve must not ingest or deliver either.
   await assertPortFree(config.port, config.host);
+  if (config.demo !== null) await assertLocalCluster(config.rpcEndpoints);
   if (config.database.kind !== 'postgres') useEmbeddedMemorySettings();
   let storage: Storage;
   try {

@@ -22,6 +22,6 @@ export async function buildProbeApp(
   app.addSchema(ErrorEnvelope);
   registerErrorHandling(app);
   await app.register(probeRoutes, { readiness: services.readiness, eventLoopDelay: services.eventLoopDelay });
-  await app.register(metricsRoutes, { metrics: deps.metrics });
+  await app.register(metricsRoutes, { metrics: deps.metrics, token: deps.config.metricsToken });
   return app;
 }

@@ -10,8 +10,10 @@ import { createVaultStateReader } from './chain/vault-state-reader.js';
 import { createVaultTransactionBuilder } from './chain/vault-transaction-builder.js';
 import { createVaultWindowDecoder } from './chain/vault-window-decoder.js';
 import { type ActionService, createActionService } from './domain/actions/action-service.js';
+import { type AlertSettingsService, createAlertSettingsService } from './domain/alerts/alert-settings.js';
 import { type AnalyticsService, createAnalyticsService } from './domain/analytics/analytics.js';
 import { type ApiKeyService, createApiKeyService } from './domain/api-keys/api-key-service.js';
+import { type ApprovalService, createApprovalService } from './domain/approvals/approval-service.js';
 import { createDatabaseClaimStore } from './domain/auth/replay-guard-store.js';
 import { createWalletAuth, type WalletAuth } from './domain/auth/wallet-auth.js';
 import { type BudgetService, createBudgetService } from './domain/budget/budget-service.js';
@@ -21,6 +23,7 @@ import { createReadinessService, type ReadinessService } from './domain/health/r
 import { createTransactionLanding } from './domain/landing/transaction-landing.js';
 import { createLiveFeed, type LiveFeed } from './domain/live-feed/live-feed.js';
 import { createOverrideReadService, type OverrideReadService } from './domain/overrides/override-reads.js';
+import { createPolicyPreviewService, type PolicyPreviewService } from './domain/policy/policy-preview.js';
 import {
   createTransactionReadService,
   type TransactionReadService,
@@ -41,11 +44,16 @@ export interface Services {
   readonly apiKeys: ApiKeyService;
   readonly vaults: VaultReadService;
   readonly vaultWrites: VaultWriteService;
+  readonly alerts: AlertSettingsService;
   readonly transactions: TransactionReadService;
   readonly overrides: OverrideReadService;
   readonly analytics: AnalyticsService;
   /** An agent's budget and pre-flight check, from the chain's state (live accounts unless LIVE_ACCOUNTS=false). */
   readonly budget: BudgetService;
+  /** The owner's what-if: the vault's recent attempts replayed under a proposed limit or whitelist. */
+  readonly policyPreview: PolicyPreviewService;
+  /** The approval a blocked transfer asked for, by its signature, read now or held until decided. */
+  readonly approvals: ApprovalService;
   readonly actions: ActionService;
   readonly webhooks: WebhookService;
   readonly deliveries: DeliveryService;
@@ -97,6 +105,8 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
   const vaults = createVaultReadService({ db: storage.db, readCache });
   const chainTimeoutMs = options.chainTimeoutMs ?? CHAIN_TIMEOUT_MS;
   const budget = createBudget(deps, vaults, chainTimeoutMs);
+  const approvals = createApprovalService({ db: storage.db, clock, publicBaseUrl: config.publicBaseUrl });
+  deps.metrics.inProcessSizes.set('approval_waits', approvals.waiting);
   return {
     readCache,
     secretBox,
@@ -118,6 +128,7 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
       landing,
       transactions: createVaultTransactionBuilder(programId),
     }),
+    alerts: createAlertSettingsService({ db: storage.db, clock }),
     transactions: createTransactionReadService({
       storage,
       readCache,
@@ -139,6 +150,8 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
       logger: deps.logger,
     }),
     budget: budget.service,
+    policyPreview: createPolicyPreviewService({ storage, clock }),
+    approvals,
     actions,
     webhooks,
     deliveries: createDeliveryService({ db: storage.db, clock, webhooks }),
@@ -156,6 +169,7 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
           }),
     async close() {
       budget.close();
+      approvals.close();
       liveFeed.close();
       eventLoopDelay.close();
       await actions.close();

@@ -1,14 +1,28 @@
 // The service's JSON API from the pages (same origin), through the package's own client: the types
 // are the API's, the error is its VaultkeeperError.
 import {
+  type AlertSettings,
   type ConfirmRejectBody,
   createVaultkeeperClient,
+  type MessageSigner,
   type OverrideRequest,
+  type PolicyPreviewRequest,
   type TransactionListItem,
+  type UpdateVaultBody,
   VaultkeeperError,
 } from '@vaultkeeper/client';
 
-export type { Analytics, Realtime, TransactionPreview, Vault } from '@vaultkeeper/client';
+export type {
+  AlertSettings,
+  Analytics,
+  PolicyPreview,
+  PolicyPreviewChange,
+  PolicyPreviewRequest,
+  Realtime,
+  TransactionPreview,
+  UpdateVaultBody,
+  Vault,
+} from '@vaultkeeper/client';
 export type Override = OverrideRequest;
 export type Transaction = TransactionListItem;
 
@@ -28,13 +42,17 @@ export interface OverrideAddress {
   transfer: string | null;
 }
 
-const client = createVaultkeeperClient({
-  baseUrl: location.origin,
-  // The pages re-read after each event: the browser's copy (max-age up to 5 min) would be stale.
-  fetch: (input: RequestInfo | URL, init?: RequestInit) => fetch(input, { ...init, cache: 'no-store' }),
-  // The vault page backs off by itself on 429, with what Retry-After says.
-  maxRetries: 0,
-});
+/** The pages' client; `signer` signs each owner request (the connected wallet's signMessage). */
+const pageClient = (signer?: MessageSigner) =>
+  createVaultkeeperClient({
+    baseUrl: location.origin,
+    signer,
+    // The pages re-read after each event: the browser's copy (max-age up to 5 min) would be stale.
+    fetch: (input: RequestInfo | URL, init?: RequestInit) => fetch(input, { ...init, cache: 'no-store' }),
+    // The vault page backs off by itself on 429, with what Retry-After says.
+    maxRetries: 0,
+  });
+const client = pageClient();
 
 /** The client's name of a request: an address without a transfer is the nonce's first, on purpose. */
 const requestOf = (at: OverrideAddress) =>
@@ -46,6 +64,8 @@ export const api = {
   getVault: (address: string) => client.vaults.get(address),
   getOverride: (at: OverrideAddress) => client.overrides.get(requestOf(at)),
   listPendingOverrides: (vault: string) => client.overrides.list({ vault, status: 'pending', limit: 20 }),
+  listOwnerPending: (owner: string, page: number) => client.overrides.pending({ owner, page, limit: 50 }),
+  previewPolicy: (vault: string, body: PolicyPreviewRequest) => client.vaults.policyPreview(vault, body),
   listTransactions: (vault: string, options: { limit?: number } = {}) =>
     client.transactions.list({ vault, limit: options.limit ?? 20 }),
   getAnalytics: (vault: string) => client.analytics.get({ vault, groupBy: 'day' }),
@@ -59,3 +79,29 @@ export const api = {
     body: { account: string; signature: string; data: ConfirmRejectBody['data']; state: string },
   ) => client.approvals.confirmReject({ ...requestOf(at), ...body }),
 };
+
+/** The owner's writes, each request signed by `signer` (a wallet prompt per request). */
+export function ownerApi(signer: MessageSigner) {
+  const signed = pageClient(signer);
+  return {
+    updateVault: (vault: string, body: UpdateVaultBody) => signed.vaults.update(vault, body),
+    getAlerts: (vault: string) => signed.vaults.alerts(vault),
+    updateAlerts: (vault: string, body: Partial<AlertSettings>) => signed.vaults.updateAlerts(vault, body),
+  };
+}
+export type OwnerApi = ReturnType<typeof ownerApi>;
+
+/**
+ * Whether this service has the owner-only route at `path`: asked without credentials, an existing route
+ * answers 401 and a missing one 404 NOT_FOUND (so the wallet is not asked to sign for nothing).
+ */
+export async function hasOwnerRoute(path: string): Promise<boolean> {
+  const response = await fetch(path, { cache: 'no-store', headers: { accept: 'application/json' } });
+  if (response.status !== 404) return true;
+  const body = (await response.json().catch(() => ({}))) as { code?: unknown };
+  return body.code !== 'NOT_FOUND';
+}
+
+/** A route this service does not have (a 404 for the path itself, not for a vault or an override). */
+export const isMissingRoute = (error: unknown) =>
+  error instanceof VaultkeeperError && error.status === 404 && error.code === 'NOT_FOUND';

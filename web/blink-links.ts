@@ -15,3 +15,16 @@ export const solanaActionLink = (blinkUrl: string) =>
 
 export const dialToLink = (blinkUrl: string) =>
   `https://dial.to/?action=${encodeURIComponent(`solana-action:${blinkUrl}`)}`;
+
+/** The approval page (same origin) of a Blink URL `…/api/actions/{vault}/{nonce}[?transfer=…]`. */
+export function approvalPathOf(blinkUrl: string): string | null {
+  const url = new URL(blinkUrl, 'http://host.invalid');
+  const match = /^\/api\/actions\/([^/]+)\/([0-9]+)$/.exec(url.pathname);
+  return match === null ? null : `/overrides/${match[1]}/${match[2]}${url.search}`;
+}
+
+/** A link of the service's own (an override's approvalUrl) as a path on this host. */
+export function pathOf(url: string): string {
+  const parsed = new URL(url, 'http://host.invalid');
+  return `${parsed.pathname}${parsed.search}`;
+}

@@ -1,6 +1,11 @@
 // Byte encodings the pages need (the client's own, so the bundle carries one of each).
 
-export { buildSignMessageText, type SignMessageData, toBase58 as encodeBase58 } from '@vaultkeeper/client';
+export {
+  buildSignMessageText,
+  fromBase58,
+  type SignMessageData,
+  toBase58 as encodeBase58,
+} from '@vaultkeeper/client';
 
 export function decodeBase64(text: string): Uint8Array {
   const binary = atob(text);

@@ -77,3 +77,13 @@ export function explorerUrl(signature: string, cluster: string): string | null {
   const query = cluster === 'mainnet-beta' ? '' : `?cluster=${encodeURIComponent(cluster)}`;
   return `https://explorer.solana.com/tx/${encodeURIComponent(signature)}${query}`;
 }
+
+const SOL_INPUT = /^\s*([0-9]{1,10})(?:[.,]([0-9]{0,9}))?\s*$/;
+
+/** "2.5" (or "2,5") SOL as lamports; null when it is not a plain amount with at most 9 decimals. */
+export function parseSol(text: string): bigint | null {
+  const match = SOL_INPUT.exec(text);
+  if (match === null) return null;
+  const [, whole = '0', fraction = ''] = match;
+  return BigInt(whole) * 1_000_000_000n + BigInt(fraction.padEnd(9, '0'));
+}

@@ -10,8 +10,9 @@ import {
   type Transaction,
   type Vault,
 } from './api.js';
-import { h, replaceChildren, requireElement } from './dom.js';
+import { h, meta, replaceChildren, requireElement } from './dom.js';
 import { type FeedEvent, type FeedStatus, openLiveFeed } from './live-feed.js';
+import { createOwnerConsole } from './owner-console.js';
 import { addToBucket, spendingChart } from './spending-chart.js';
 import { activityList, pendingOverrides, transactionTable, vaultHeader, vaultStats } from './vault-view.js';
 
@@ -24,6 +25,12 @@ const ACTIVITY_SIZE = 12;
 
 const root = requireElement('#app');
 const [, , address = ''] = location.pathname.split('/').map(decodeURIComponent);
+const ownerConsole = createOwnerConsole({
+  vault: address,
+  cluster: meta('vaultkeeper-cluster') ?? 'devnet',
+  // The chain's events bring the change; read the vault again soon in case the feed lags.
+  onSent: () => schedule(['vault']),
+});
 
 const data = {
   vault: null as Vault | null,
@@ -60,6 +67,7 @@ function layout(): void {
     sections.notice,
     sections.head,
     sections.stats,
+    ownerConsole.element,
     h(
       'div',
       { class: 'grid' },
@@ -76,6 +84,7 @@ function render(parts: ReadonlySet<Part | 'activity' | 'status'>): void {
   if (vault === null) return;
   if (parts.has('vault') || parts.has('status'))
     replaceChildren(sections.head, vaultHeader(vault, data.status));
+  if (parts.has('vault')) ownerConsole.update(vault);
   if (parts.has('vault') || parts.has('realtime'))
     replaceChildren(sections.stats, vaultStats(vault, data.realtime));
   if (parts.has('analytics') && data.analytics) {

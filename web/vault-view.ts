@@ -1,5 +1,6 @@
 // The sections of the vault page, each built from API data.
 import type { Override, Realtime, Transaction, Vault } from './api.js';
+import { approvalPathOf, pathOf } from './blink-links.js';
 import { h } from './dom.js';
 import {
   describeBlockReason,
@@ -152,8 +153,16 @@ export function transactionTable(transactions: readonly Transaction[]): HTMLElem
   );
 }
 
+/** A blocked transfer that asked for an approval links to its approval page. */
+function blockedNote(t: Transaction): Node | string {
+  const reason = describeBlockReason(t.blockReason);
+  const path = t.blinkUrl === undefined ? null : approvalPathOf(t.blinkUrl);
+  if (path === null) return reason;
+  return h('span', {}, `${reason} · `, h('a', { href: path, 'data-testid': 'approval-link' }, 'Approval'));
+}
+
 function transactionNote(t: Transaction): Node | string {
-  if (t.status === 'blocked') return describeBlockReason(t.blockReason);
+  if (t.status === 'blocked') return blockedNote(t);
   if (t.status === 'pending') return 'approved override, executing';
   return t.feeCollected && BigInt(t.feeCollected) > 0n ? `fee ${sol(t.feeCollected)}` : '';
 }
@@ -180,7 +189,7 @@ export function pendingOverrides(overrides: readonly Override[], now = Date.now(
           {
             class: 'button button-primary button-small',
             // Its own approval page on this host (later requests of a nonce carry ?transfer=).
-            href: ((url) => `${url.pathname}${url.search}`)(new URL(o.approvalUrl)),
+            href: pathOf(o.approvalUrl),
           },
           'Review',
         ),

@@ -121,3 +121,11 @@ export function isUserRejection(error: unknown): boolean {
     return true;
   return typeof message === 'string' && /reject|declin|denied|cancel/i.test(message);
 }
+
+/** The account as a request signer of the client package: each request is one signMessage prompt. */
+export function messageSignerOf(
+  wallet: Wallet,
+  account: WalletAccount,
+): { address: string; signMessage(message: Uint8Array): Promise<Uint8Array> } {
+  return { address: account.address, signMessage: (message) => signMessage(wallet, account, message) };
+}

@@ -1,6 +1,6 @@
 // Client addresses for benchmarks that run the service as users do: rate limits on, TRUST_PROXY=1 (one
 // proxy hop), each request naming its client in X-Forwarded-For. A pool is sized so that no address
-// spends more than its budget (README, Rate limits) however fast the phase goes, up to the ceiling the
+// spends more than its budget (docs/API.md, Rate limits) however fast the phase goes, up to the ceiling the
 // bench states; a 429 is then a finding, never the bench's own doing.
 import { RATE_LIMIT_WINDOW_MS, RATE_LIMITS } from '../../src/http/plugins/rate-limit.js';
 

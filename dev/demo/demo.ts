@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { WEBHOOK_EVENTS } from '../../src/domain/webhooks/webhook-events.js';
 import { startFakeValidator } from '../validator/index.js';
+import { LOCAL_GENESIS_HASH } from '../validator/rpc.js';
 import { createOwner } from './owner.js';
 import { ownerAccessLines, saveOwnerAccess, saveOwnerKeypair } from './owner-access.js';
 import {
@@ -104,10 +105,21 @@ function printUrls(
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+// Signals are handled from the first moment: one that arrives while starting stops what started.
+let stopDemo: ((code: number) => Promise<void>) | null = null;
+let pendingSignal = false;
+const onSignal = () => {
+  if (stopDemo !== null) void stopDemo(0);
+  else pendingSignal = true;
+};
+process.once('SIGINT', onSignal);
+process.once('SIGTERM', onSignal);
+
 async function main(): Promise<void> {
   const port = Number(args.port);
   const baseUrl = `http://${args.host === '0.0.0.0' ? '127.0.0.1' : args.host}:${port}`;
-  const fake = await startFakeValidator({ port: Number(args['rpc-port']) });
+  // A ledger of its own (not devnet's genesis): demo mode starts only on a local validator.
+  const fake = await startFakeValidator({ port: Number(args['rpc-port']), genesisHash: LOCAL_GENESIS_HASH });
   const receiver = await startWebhookReceiver((line) => print('webhook', line));
   rmSync(DATA_DIR, { recursive: true, force: true });
   mkdirSync(DATA_DIR, { recursive: true });
@@ -150,8 +162,9 @@ async function main(): Promise<void> {
     await Promise.allSettled([receiver.close(), fake.close()]);
     process.exit(code);
   };
-  process.once('SIGINT', () => void stop(0));
-  process.once('SIGTERM', () => void stop(0));
+  // `npm run demo` execs this process (package.json), so npm's SIGTERM and a terminal's Ctrl+C reach it.
+  stopDemo = stop;
+  if (pendingSignal) void stop(0);
   child.once('exit', (code) => {
     if (!stopping) {
       print('demo', `the service exited (code ${code}); stopping the demo`);
@@ -164,7 +177,7 @@ async function main(): Promise<void> {
   await fake.airdrop(owner.address, 50n * SOL);
   print('demo', `demo owner wallet ${owner.address}`);
   const access = await saveOwnerAccess(owner, baseUrl, DATA_DIR);
-  const accessLines = ownerAccessLines(owner, access, baseUrl);
+  const accessLines = ownerAccessLines(owner, access, baseUrl, receiver.url);
   process.stdout.write(`${accessLines.join('\n')}\n`);
   try {
     const webhook = await owner.call<{ id: string; secret: string }>('POST', '/api/webhooks', {

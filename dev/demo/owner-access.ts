@@ -28,23 +28,29 @@ export async function saveOwnerAccess(owner: Owner, baseUrl: string, dataDir: st
   const envFile = join(dataDir, 'owner.env');
   writeFileSync(
     envFile,
-    `# The demo owner (${owner.address}): \`set -a; . ${envFile}; set +a\`\nVAULTKEEPER_API_URL=${baseUrl}\nVAULTKEEPER_API_KEY=${key}\n`,
+    `# The demo owner (${owner.address}): \`set -a; . ${envFile}; set +a\`\nVAULTKEEPER_URL=${baseUrl}\nVAULTKEEPER_API_KEY=${key}\n`,
     { mode: 0o600 },
   );
   return { keypairFile, envFile, apiKey: key };
 }
 
 /** What the visitor can run as the owner while the demo runs. */
-export function ownerAccessLines(owner: Owner, access: OwnerAccess, baseUrl: string): string[] {
+export function ownerAccessLines(
+  owner: Owner,
+  access: OwnerAccess,
+  baseUrl: string,
+  forwardTo: string,
+): string[] {
   return [
     '',
     `  Act as the demo owner (${owner.address}):`,
     `    wallet key (solana-keygen format)  ${access.keypairFile}`,
     `    API key and URL                    ${access.envFile}`,
     `    set -a; . ${access.envFile}; set +a`,
-    '    curl -s -H "Authorization: Bearer $VAULTKEEPER_API_KEY" $VAULTKEEPER_API_URL/api/webhooks   # the owner\'s webhooks',
+    '    curl -s -H "Authorization: Bearer $VAULTKEEPER_API_KEY" $VAULTKEEPER_URL/api/webhooks       # the owner\'s webhooks',
     '    npx vaultkeeper webhooks test --webhook <id from that list>                                # sends a webhook.test delivery',
-    '    npx vaultkeeper listen                                                                    # the live feed, as the owner',
+    '    npx vaultkeeper webhooks list                                                             # the same, through the CLI',
+    `    npx vaultkeeper listen --forward-to ${forwardTo}   # the live feed, forwarded as signed webhooks`,
     `    (the service holds data/demo while it runs: owner commands go through its API at ${baseUrl})`,
     '    The approval pages offer a "Demo wallet" button that signs with this key in the browser',
     '    (DEMO_MODE: this local demo only; a real deployment never serves the key).',

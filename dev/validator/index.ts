@@ -113,14 +113,14 @@ function send(res: ServerResponse, status: number, body: string): void {
 }
 
 export async function startFakeValidator(
-  options: { programId?: Address; port?: number } = {},
+  options: { programId?: Address; port?: number; genesisHash?: string } = {},
 ): Promise<FakeValidator> {
   const programId = options.programId ?? DEFAULT_PROGRAM_ID;
   const [treasury] = await findTreasuryAddress(programId);
   const state = new LedgerState(programId);
   const scenarios = createScenarios(state, treasury);
   const fees = createPrioritizationFees();
-  const call = createRpcMethods(state, treasury, scenarios.airdrop, fees);
+  const call = createRpcMethods(state, treasury, scenarios.airdrop, fees, options.genesisHash);
   let outage = false;
   let latencyMs = 0;
   const failing = new Map<string, 'http' | 'rpc'>();

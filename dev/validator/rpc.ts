@@ -18,7 +18,10 @@ export class RpcError extends Error {
 }
 
 type Config = Record<string, unknown>;
-const GENESIS_HASH = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG'; // devnet
+/** Devnet's: the suite's validator plays devnet (Actions' chain id and all). */
+export const DEVNET_GENESIS_HASH = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
+/** A ledger of its own, as solana-test-validator has: what `npm run demo` runs on. */
+export const LOCAL_GENESIS_HASH = '9j5JdgUUYRW64HHNdgVvuGiGcKcGFi9q6UxXo1xLuZht';
 const base58Bytes = getBase58Encoder();
 
 function param<T>(params: unknown[], index: number, check: (v: unknown) => v is T, what: string): T {
@@ -61,6 +64,7 @@ export function createRpcMethods(
   treasury: Address,
   airdrop: (address: Address, lamports: bigint) => Promise<{ signature: string }>,
   fees: PrioritizationFees = createPrioritizationFees(),
+  genesisHash: string = DEVNET_GENESIS_HASH,
 ) {
   const context = () => ({ slot: state.slot, apiVersion: '2.1.21' });
 
@@ -154,7 +158,7 @@ export function createRpcMethods(
   const methods: Record<string, (params: unknown[]) => unknown> = {
     getHealth: () => 'ok',
     getVersion: () => ({ 'solana-core': '2.1.21', 'feature-set': 1_416_569_292 }),
-    getGenesisHash: () => GENESIS_HASH,
+    getGenesisHash: () => genesisHash,
     getSlot: () => state.slot,
     getBlockHeight: () => state.blockHeight,
     getLatestBlockhash: () => ({ context: context(), value: state.latestBlockhash() }),

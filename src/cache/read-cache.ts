@@ -1,4 +1,4 @@
-// Read-through caching of public API reads (docs/BEHAVIOUR.md, Caching), with hit/miss metrics and single-flight loads.
+// Read-through caching of public API reads (docs/API.md, Caching), with hit/miss metrics and single-flight loads.
 
 import type { Metrics } from '../lib/metrics.js';
 import type { Cache } from './cache.js';

@@ -5,7 +5,7 @@ export const vaultTag = (vaultAddress: string) => `vault:${vaultAddress}`;
 /** Lists and aggregates that span vaults (vault lists, unfiltered transactions, global analytics). */
 export const CROSS_VAULT_TAG = 'cross-vault';
 
-/** Cache lifetimes in seconds (docs/BEHAVIOUR.md, Caching). */
+/** Cache lifetimes in seconds (docs/API.md, Caching). */
 export const CACHE_TTL = { vault: 300, transactionList: 30, analytics: 300 } as const;
 
 /** Evicts every cached read an event about these vaults could have changed. */

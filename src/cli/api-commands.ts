@@ -1,6 +1,11 @@
 // Commands that act as an owner: they call the API with an API key, as any integration would, so the
 // service applies its own rules (ownership, URL policy, secrets shown once). The key is never printed.
-import { API_KEY_PATTERN, createVaultkeeperClient, VaultkeeperError } from '@vaultkeeper/client';
+import {
+  API_KEY_PATTERN,
+  createVaultkeeperClient,
+  VaultkeeperError,
+  type WebhookFormat,
+} from '@vaultkeeper/client';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '@vaultkeeper/webhooks';
 import type { ClientEnvironment } from '../config.js';
 import { isSolanaAddress } from '../lib/address.js';
@@ -31,7 +36,7 @@ export function resolveApiAccess(
     throw new CliError(
       'this command needs an API key: --api-key or VAULTKEEPER_API_KEY',
       EXIT.usage,
-      'create one with a wallet signature (POST /api/api-keys, or Authorize on /docs); README, API keys',
+      'create one with a wallet signature (POST /api/api-keys, or Authorize on /docs); docs/AUTH.md, API keys',
     );
   }
   if (!API_KEY_PATTERN.test(apiKey)) {
@@ -111,7 +116,23 @@ export async function callApi<T>(access: ApiAccess, call: () => Promise<T>): Pro
 const clientOf = (access: ApiAccess) =>
   createVaultkeeperClient({ baseUrl: access.baseUrl, signer: access.apiKey, maxRetries: 1 });
 
-/** webhooks create --url <url> --events <a,b> [--vault <address>]: prints the secret once. */
+const WEBHOOK_FORMATS: readonly WebhookFormat[] = ['json', 'slack', 'discord', 'telegram'];
+
+/** webhooks list with VAULTKEEPER_URL and VAULTKEEPER_API_KEY set: the key owner's subscriptions, from the service. */
+export async function listWebhooksThroughApi(access: ApiAccess, out: Output) {
+  const webhooks = await callApi(access, async () => {
+    const all = [];
+    for await (const webhook of clientOf(access).webhooks.all()) all.push(webhook);
+    return all;
+  });
+  out.result({ webhooks });
+  for (const w of webhooks)
+    out.line(`${w.id} ${w.url} [${w.events.join(', ')}] ${w.active ? 'active' : 'disabled'}`);
+  if (webhooks.length === 0) out.line('no subscriptions');
+  return EXIT.ok;
+}
+
+/** webhooks create --url <url> --events <a,b> [--vault <address>] [--format <format>]: prints the secret once. */
 export async function createWebhookCommand(values: Values, access: () => ApiAccess, out: Output) {
   const url = text(values, 'url');
   if (url === undefined) throw new CliError('--url <url> is required', EXIT.usage);
@@ -119,9 +140,18 @@ export async function createWebhookCommand(values: Values, access: () => ApiAcce
   if (events === undefined)
     throw new CliError('--events <a,b> is required', EXIT.usage, `events: ${WEBHOOK_EVENTS.join(', ')}`);
   const vault = parseAddress(text(values, 'vault'), '--vault');
+  const format = text(values, 'format');
+  if (format !== undefined && !WEBHOOK_FORMATS.includes(format as WebhookFormat)) {
+    throw new CliError(`--format must be one of ${WEBHOOK_FORMATS.join(', ')}`, EXIT.usage);
+  }
   const api = access();
   const created = await callApi(api, () =>
-    clientOf(api).webhooks.create({ url, events, ...(vault === undefined ? {} : { vault }) }),
+    clientOf(api).webhooks.create({
+      url,
+      events,
+      ...(vault === undefined ? {} : { vault }),
+      ...(format === undefined ? {} : { format: format as WebhookFormat }),
+    }),
   );
   out.result(created);
   out.line(
@@ -172,5 +202,7 @@ export async function recoverWebhookCommand(values: Values, access: () => ApiAcc
   const recovered = await callApi(api, () => clientOf(api).webhooks.recover(id, { since }));
   out.result({ webhook: id, since, ...recovered });
   out.line(`${recovered.requeued} failed deliveries since ${since} queued to be sent again now`);
+  if (recovered.remaining > 0)
+    out.line(`${recovered.remaining} more left: run this again in ${recovered.cooldownSeconds} s`);
   return EXIT.ok;
 }

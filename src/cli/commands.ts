@@ -103,13 +103,18 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'webhooks create',
-    args: '--url <url> --events <a,b> [--vault <address>]',
+    args: '--url <url> --events <a,b> [--vault <address>] [--format <format>]',
     summary: 'subscribe a URL to events; prints the signing secret once',
     details: API_DETAILS,
     options: {
       url: { type: 'string', value: '<url>', description: 'the receiver: https:// (or mailto:)' },
       events: { type: 'string', value: '<a,b>', description: 'comma-separated event names' },
       vault: { type: 'string', value: '<address>', description: 'one vault (default: every vault you own)' },
+      format: {
+        type: 'string',
+        value: '<format>',
+        description: 'json, slack, discord or telegram (default: detected from the URL)',
+      },
       ...API_OPTIONS,
     },
   },
@@ -159,6 +164,21 @@ Deliveries still retrying and exhausted ones are both sent again; ones being sen
     summary: 'send them again now (only failed or failing ones with --failed or --failing)',
     details: DATABASE_DETAILS,
     options: DELIVERY_SELECTION,
+  },
+  {
+    name: 'mcp',
+    args: '--url <url>',
+    summary: 'the MCP server (agents’ tools) on stdio, calling a running service',
+    details: `For a desktop agent (Claude Desktop, Cursor, …): its tools call the service at --url over HTTP
+with the client package and never open a database. stdout carries the protocol; messages go to stderr.
+Configure it as: { "command": "npx", "args": ["vaultkeeper", "mcp", "--url", "https://…"] } (docs/AGENTS.md, MCP).`,
+    options: {
+      url: {
+        type: 'string',
+        value: '<url>',
+        description: "the service's base URL (default: VAULTKEEPER_URL)",
+      },
+    },
   },
   {
     name: 'listen',

@@ -54,7 +54,7 @@ function databaseCheck(config: Config): Promise<Check> {
         throw error;
       });
       if (state instanceof DataDirLockedError) {
-        return `pglite ${state.dir}: in use by process ${state.pid} (the running service, which migrated it at start)`;
+        return `pglite ${state.dir}: in use by process ${state.pid ?? '?'} (the running service, which migrated it at start)`;
       }
       const { applied, known } = state;
       const where =
@@ -175,7 +175,7 @@ export async function runDoctor(env?: Record<string, string | undefined>): Promi
         check: 'config',
         ok: false,
         detail: error.problems.join('; '),
-        fix: 'fix the variables named (README, Configuration)',
+        fix: 'fix the variables named (docs/CONFIGURATION.md)',
       },
     ];
   }

@@ -27,7 +27,7 @@ ${columns([
   ['--json', GLOBAL_OPTIONS.json!.description],
 ])}
 
-Configuration comes from the environment, as for the service (README, Configuration). Commands that act
+Configuration comes from the environment, as for the service (docs/CONFIGURATION.md). Commands that act
 as an owner (webhooks create, test and delete, listen) call the API with an API key; the others work on
 the service's database.
 ${EXIT_CODES}`;

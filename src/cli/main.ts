@@ -1,6 +1,7 @@
 // The `vaultkeeper` command: start the service, or operate on its database and dependencies.
 // Exit codes: 0 done, 1 a check or the work failed, 2 the command line is wrong, 3 the configuration is.
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { createAppDeps } from '../app-deps.js';
 import { createCache } from '../cache/index.js';
@@ -14,6 +15,7 @@ import {
   type ApiAccess,
   createWebhookCommand,
   deleteWebhookCommand,
+  listWebhooksThroughApi,
   parseAddress,
   parseWebhookId,
   recoverWebhookCommand,
@@ -26,6 +28,7 @@ import { parseCommandLine } from './commands.js';
 import { runDoctor } from './doctor.js';
 import { helpFor } from './help.js';
 import { parseListenSettings, runListen } from './listen.js';
+import { parseMcpUrl, runMcp } from './mcp.js';
 import { knownMigrations, readMigrationState } from './migrations.js';
 import { listDeliveries, listWebhooks, rebuildMetrics, retryDeliveries } from './operations.js';
 import { CliError, createOutput, EXIT, type Output } from './output.js';
@@ -41,14 +44,22 @@ function config(): Config {
     return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
-      throw new CliError(error.message, EXIT.config, 'fix the variables named (README, Configuration)');
+      throw new CliError(error.message, EXIT.config, 'fix the variables named (docs/CONFIGURATION.md)');
     }
     throw error;
   }
 }
 
+/** Which database a command acts on, in words: never a silent ./data when a service was meant. */
+function describeDatabase(database: Config['database']): string {
+  if (database.kind === 'pglite') return `the embedded database in ${resolve(database.dataDir)} (DATA_DIR)`;
+  if (database.kind === 'postgres') return `PostgreSQL at ${new URL(database.url).host} (DATABASE_URL)`;
+  return 'an in-memory database (nothing is kept)';
+}
+
 /** Opens (and migrates) the database; a failure says what to do, a held data directory first. */
 async function openDatabase(loaded: Config): Promise<Storage> {
+  process.stderr.write(`vaultkeeper: acting on ${describeDatabase(loaded.database)}\n`);
   try {
     return await createDatabase(loaded.database);
   } catch (error) {
@@ -134,6 +145,11 @@ async function backfill(values: Values, out: Output): Promise<number> {
 
 async function listWebhooksCommand(values: Values, out: Output): Promise<number> {
   const owner = parseAddress(text(values, 'owner'), '--owner');
+  // A configured service (the demo's owner.env, an operator's shell) is asked, not a data directory.
+  const client = readClientEnvironment();
+  if (client.apiUrl !== undefined && client.apiKey !== undefined && owner === undefined) {
+    return listWebhooksThroughApi(apiAccess(values), out);
+  }
   const rows = await withDeps((deps) => listWebhooks(deps.storage, owner));
   out.result({ webhooks: rows });
   for (const w of rows) {
@@ -158,9 +174,10 @@ function deliverySelection(values: Values): DeliveryFilter | undefined {
 
 async function listDeliveriesCommand(values: Values, out: Output): Promise<number> {
   const status = deliverySelection(values);
-  const rows = await withDeps((deps) =>
-    listDeliveries(deps.storage, deps.clock, text(values, 'webhook'), status),
-  );
+  // Checked before the database opens: a wrong command line is one line, not a database and a line.
+  const webhook = text(values, 'webhook');
+  if (webhook !== undefined) parseWebhookId(webhook);
+  const rows = await withDeps((deps) => listDeliveries(deps.storage, deps.clock, webhook, status));
   out.result({ deliveries: rows });
   for (const d of rows) {
     const last = d.lastStatusCode ?? d.lastError ?? '-';
@@ -196,8 +213,11 @@ async function listen(values: Values, out: Output): Promise<number> {
 }
 
 /** The API URL and key of an owner command (PUBLIC_BASE_URL only read when neither flag nor env names one). */
-const apiAccess = (values: Values): ApiAccess =>
-  resolveApiAccess(values, readClientEnvironment(), () => config().publicBaseUrl);
+const apiAccess = (values: Values): ApiAccess => {
+  const access = resolveApiAccess(values, readClientEnvironment(), () => config().publicBaseUrl);
+  process.stderr.write(`vaultkeeper: acting through the service at ${access.baseUrl}\n`);
+  return access;
+};
 
 const HANDLERS: Readonly<Record<string, (values: Values, out: Output) => Promise<number>>> = {
   start: async () => {
@@ -216,6 +236,7 @@ const HANDLERS: Readonly<Record<string, (values: Values, out: Output) => Promise
   'deliveries list': listDeliveriesCommand,
   'deliveries retry': retryDeliveriesCommand,
   listen,
+  mcp: (values) => runMcp(parseMcpUrl(values, readClientEnvironment().apiUrl), version()),
 };
 
 function report(error: CliError): number {

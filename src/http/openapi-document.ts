@@ -1,7 +1,7 @@
 // The OpenAPI document as generators want it, made from what the routes declare: every schema with a
 // `title` becomes a named schema under components.schemas (referenced by $ref wherever it appears),
 // custom formats become the patterns they stand for, and the webhook payloads are listed under
-// `webhooks` (OpenAPI 3.1). README, OpenAPI, lists the conventions a route follows.
+// `webhooks` (OpenAPI 3.1). CONTRIBUTING.md, "OpenAPI: what a route declares", lists the conventions a route follows.
 
 type Json = Record<string, unknown>;
 

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { SecretBox } from '../domain/webhooks/secret-box.js';
 import { activePreviousSecret, buildSignedDelivery } from '../domain/webhooks/signatures.js';
 import { mailtoAddress } from '../domain/webhooks/subscription-url.js';
+import { chatFormatOf, sendChatDelivery } from './chat-channel.js';
 import type { ClaimedDelivery } from './delivery.js';
 import { buildEmailMessage } from './email-message.js';
 import type { EmailSender } from './email-sender.js';
@@ -33,6 +34,13 @@ export async function sendDelivery(
     const message = buildEmailMessage(delivery.event, JSON.parse(delivery.payload));
     const outcome = await senders.email.send({ to, deliveryId: delivery.id, event: delivery.event, message });
     return { channel: 'email', outcome };
+  }
+  const format = chatFormatOf(delivery);
+  if (format !== null) {
+    return {
+      channel: 'webhook',
+      outcome: await sendChatDelivery({ ...delivery, format }, startedAt, senders),
+    };
   }
   const previous = activePreviousSecret(delivery.previousSecret, delivery.previousSecretExpiresAt, startedAt);
   const signed = buildSignedDelivery({

@@ -61,4 +61,44 @@ describe('e-mail messages', () => {
   it('describes the test event', () => {
     assert.equal(buildEmailMessage('webhook.test', { data: {} }).subject, '[Vaultkeeper] Test notification');
   });
+  it('tells the owner which budget threshold was crossed, with the window figures', () => {
+    const message = buildEmailMessage('budget.threshold', {
+      timestamp: '2026-11-22T12:00:00.000Z',
+      data: {
+        vault: 'VauLt1111111111111111111111111111111111111',
+        threshold: 80,
+        dailyLimit: '10000000000',
+        spentToday: '8500000000',
+        remaining: '1500000000',
+        windowStart: '2026-11-22T00:00:00.000Z',
+        resetsAt: '2026-11-23T00:00:00.000Z',
+        signature: 'Sig1',
+      },
+    });
+    assert.equal(message.subject, '[Vaultkeeper] 80 % of the daily limit spent: VauL…1111');
+    assert.match(message.text, /Spent in this window: +8\.5 SOL/);
+    assert.match(message.text, /Remaining: +1\.5 SOL/);
+    assert.match(message.text, /Window resets at: +2026-11-23T00:00:00\.000Z/);
+  });
+
+  it('names the rate for a velocity alert', () => {
+    const message = buildEmailMessage('agent.velocity', {
+      data: { vault: 'V', agentSigner: 'Agent1', windowSeconds: 60, maxTransfers: 20, count: 21, since: 'x' },
+    });
+    assert.equal(message.subject, '[Vaultkeeper] Unusual transfer rate: V');
+    assert.match(message.text, /Attempts: +21/);
+    assert.match(message.text, /Allowed: +20 in 60 s/);
+  });
+
+  it('links an expiring approval to act on, and an expired one only to see', () => {
+    const override = { vault: 'V', nonce: '7', amount: '10', status: 'pending', blinkUrl, approvalUrl };
+    const expiring = buildEmailMessage('override.expiring', { data: { ...override, minutesLeft: 12 } });
+    assert.equal(expiring.subject, '[Vaultkeeper] Approval expires in 12 min: V');
+    assert.ok(expiring.text.includes(`Approve or reject in your browser: ${approvalUrl}`));
+    assert.ok(expiring.text.includes(`Blink (approve or reject): ${blinkUrl}`));
+    const expired = buildEmailMessage('override.expired', { data: { ...override, expired: true } });
+    assert.equal(expired.subject, '[Vaultkeeper] Approval expired: V');
+    assert.ok(expired.text.includes(`See it: ${approvalUrl}`));
+    assert.ok(!expired.text.includes(blinkUrl));
+  });
 });

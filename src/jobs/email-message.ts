@@ -48,7 +48,7 @@ export function buildEmailMessage(
   const amount = sol(data.amount);
   const reason = str(data.blockReason) ?? str(data.reason);
   // Only a pending request is worth acting on; later override mails link to the page to see its state.
-  const actionable = event === 'transaction.blocked' || event === 'override.created';
+  const actionable = ['transaction.blocked', 'override.created', 'override.expiring'].includes(event);
   const links = { page: str(data.approvalUrl), blink: actionable ? str(data.blinkUrl) : null, actionable };
   const lines: Line[] = [];
   const add = (label: string, value: string | null) => {
@@ -58,48 +58,51 @@ export function buildEmailMessage(
   add('Vault name', vaultName);
   let subject: string;
   let intro: string;
-  switch (event) {
-    case 'transaction.blocked':
-      subject = `Transfer blocked: ${amount === null ? '' : `${formatShort(amount)} `}from ${vaultLabel}`;
-      intro =
-        'A transfer from your vault was blocked by its policy. You can approve or reject it with the link below.';
-      break;
-    case 'transaction.executed':
-      subject = `Transfer sent: ${amount === null ? '' : `${formatShort(amount)} `}from ${vaultLabel}`;
-      intro = 'A transfer from your vault was executed.';
-      break;
-    case 'override.created':
-    case 'override.approved':
-    case 'override.executed':
-    case 'override.rejected': {
-      const verb = event.split('.')[1];
-      subject = `Override ${str(data.nonce) ?? ''} ${verb}: ${vaultLabel}`.replace('  ', ' ');
-      intro = `An override request of your vault was ${verb}.`;
-      break;
+  const alert = describeAlert(event, data, vaultLabel, add);
+  if (alert !== null) ({ subject, intro } = alert);
+  else
+    switch (event) {
+      case 'transaction.blocked':
+        subject = `Transfer blocked: ${amount === null ? '' : `${formatShort(amount)} `}from ${vaultLabel}`;
+        intro =
+          'A transfer from your vault was blocked by its policy. You can approve or reject it with the link below.';
+        break;
+      case 'transaction.executed':
+        subject = `Transfer sent: ${amount === null ? '' : `${formatShort(amount)} `}from ${vaultLabel}`;
+        intro = 'A transfer from your vault was executed.';
+        break;
+      case 'override.created':
+      case 'override.approved':
+      case 'override.executed':
+      case 'override.rejected': {
+        const verb = event.split('.')[1];
+        subject = `Override ${str(data.nonce) ?? ''} ${verb}: ${vaultLabel}`.replace('  ', ' ');
+        intro = `An override request of your vault was ${verb}.`;
+        break;
+      }
+      case 'vault.created':
+      case 'vault.paused':
+      case 'vault.resumed': {
+        const verb = event.split('.')[1];
+        subject = `Vault ${verb}: ${vaultLabel}`;
+        intro = `Your vault was ${verb}.`;
+        break;
+      }
+      case 'policy.updated':
+        subject = `Policy updated: ${vaultLabel}`;
+        intro = 'The policy of your vault changed.';
+        add('Daily limit', sol(data.dailyLimit));
+        add('Whitelisted addresses', str(data.whitelistCount));
+        add('Agent signer', str(data.agentSigner));
+        break;
+      case 'webhook.test':
+        subject = 'Test notification';
+        intro = 'This is a test notification from Vaultkeeper. Your e-mail subscription works.';
+        break;
+      default:
+        subject = `${event}: ${vaultLabel}`;
+        intro = `Vaultkeeper event ${event}.`;
     }
-    case 'vault.created':
-    case 'vault.paused':
-    case 'vault.resumed': {
-      const verb = event.split('.')[1];
-      subject = `Vault ${verb}: ${vaultLabel}`;
-      intro = `Your vault was ${verb}.`;
-      break;
-    }
-    case 'policy.updated':
-      subject = `Policy updated: ${vaultLabel}`;
-      intro = 'The policy of your vault changed.';
-      add('Daily limit', sol(data.dailyLimit));
-      add('Whitelisted addresses', str(data.whitelistCount));
-      add('Agent signer', str(data.agentSigner));
-      break;
-    case 'webhook.test':
-      subject = 'Test notification';
-      intro = 'This is a test notification from Vaultkeeper. Your e-mail subscription works.';
-      break;
-    default:
-      subject = `${event}: ${vaultLabel}`;
-      intro = `Vaultkeeper event ${event}.`;
-  }
   add('Amount', amount);
   add('Destination', str(data.destination));
   add('Reason', reason === null ? null : (REASONS[reason] ?? reason));
@@ -109,6 +112,48 @@ export function buildEmailMessage(
   add('Signature', str(data.signature));
   add('Time', str(payload.timestamp));
   return { subject: `[Vaultkeeper] ${subject.trim()}`, ...render(intro, lines, links) };
+}
+
+/** Subject, first line and figures of the alerts' mails (null: not an alert). */
+function describeAlert(
+  event: string,
+  data: Record<string, unknown>,
+  vaultLabel: string,
+  add: (label: string, value: string | null) => void,
+): { subject: string; intro: string } | null {
+  switch (event) {
+    case 'budget.threshold':
+      add('Spent in this window', sol(data.spentToday));
+      add('Daily limit', sol(data.dailyLimit));
+      add('Remaining', sol(data.remaining));
+      add('Window resets at', str(data.resetsAt));
+      return {
+        subject: `${str(data.threshold) ?? '?'} % of the daily limit spent: ${vaultLabel}`,
+        intro: `Your vault's agent has spent ${str(data.threshold) ?? '?'} % of its daily limit in this window.`,
+      };
+    case 'agent.velocity':
+      add('Agent signer', str(data.agentSigner));
+      add('Attempts', str(data.count));
+      add('Allowed', `${str(data.maxTransfers) ?? '?'} in ${str(data.windowSeconds) ?? '?'} s`);
+      add('Since', str(data.since));
+      return {
+        subject: `Unusual transfer rate: ${vaultLabel}`,
+        intro: "Your vault's agent is attempting more transfers than you set as usual.",
+      };
+    case 'override.expiring':
+      add('Minutes left', str(data.minutesLeft));
+      return {
+        subject: `Approval expires in ${str(data.minutesLeft) ?? '?'} min: ${vaultLabel}`,
+        intro: 'A blocked transfer is waiting for your decision and will expire soon.',
+      };
+    case 'override.expired':
+      return {
+        subject: `Approval expired: ${vaultLabel}`,
+        intro: 'A blocked transfer waited for your decision and has expired; it can no longer be approved.',
+      };
+    default:
+      return null;
+  }
 }
 
 function formatShort(amountLine: string): string {

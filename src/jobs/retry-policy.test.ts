@@ -113,6 +113,19 @@ describe('decideAfterAttempt', () => {
     });
   });
 
+  it('waits out a chat platform’s 429 in full, and never less than the schedule', () => {
+    const limited = (platformWaitMs: number) => ({ ...failed(429, '1'), platformWaitMs });
+    assert.deepEqual(decide(1, limited(60_000)), {
+      status: 'pending',
+      nextAttemptAt: new Date(at.getTime() + 60_000),
+    });
+    assert.deepEqual(decide(1, limited(1_500)), {
+      status: 'pending',
+      nextAttemptAt: new Date(at.getTime() + 5_000),
+    });
+    assert.deepEqual(decide(4, limited(1_500)), { status: 'failed', reason: 'exhausted' });
+  });
+
   it('fails the delivery when the schedule is exhausted', () => {
     assert.deepEqual(decide(4, failed(500)), { status: 'failed', reason: 'exhausted' });
   });

@@ -16,6 +16,8 @@ export interface AttemptResult {
   retryAfter: string | null;
   /** True when the channel counts it delivered (HTTP 2xx, SMTP accepted). */
   ok: boolean;
+  /** A chat platform's 429 wait (body `retry_after` or header), honoured in full: never retried sooner. */
+  platformWaitMs?: number | null;
 }
 
 export type Decision =
@@ -67,7 +69,10 @@ export function decideAfterAttempt(input: {
   if (isGone(result)) return { status: 'failed', reason: 'gone' };
   const delayMs = retryDelayMs(input.scheduleSeconds, input.attempt, input.random);
   if (delayMs === null) return { status: 'failed', reason: 'exhausted' };
-  const waitMs = applyRetryAfter(delayMs, parseRetryAfterMs(result.retryAfter, input.finishedAt));
+  const waitMs =
+    result.platformWaitMs === null || result.platformWaitMs === undefined
+      ? applyRetryAfter(delayMs, parseRetryAfterMs(result.retryAfter, input.finishedAt))
+      : Math.max(delayMs, result.platformWaitMs);
   return { status: 'pending', nextAttemptAt: new Date(input.finishedAt.getTime() + waitMs) };
 }
 

@@ -1,4 +1,4 @@
-// V8 settings for the embedded default (README, What the embedded default uses): memory over peak speed.
+// V8 settings for the embedded default (docs/OPERATIONS.md, The embedded default): memory over peak speed.
 import { setFlagsFromString } from 'node:v8';
 
 /**

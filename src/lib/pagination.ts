@@ -1,4 +1,4 @@
-/** Page arithmetic of every paginated list (docs/BEHAVIOUR.md, Pagination): page ≥ 1, limit 1..100, default 1 and 50. */
+/** Page arithmetic of every paginated list (docs/API.md, Pagination): page ≥ 1, limit 1..100, default 1 and 50. */
 import { type Static, Type } from 'typebox';
 
 export const DEFAULT_PAGE = 1;

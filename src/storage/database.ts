@@ -12,6 +12,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type pg from 'pg';
 import { type DatabaseConfig, DEFAULT_DATABASE_POOL_SIZE } from '../config.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
+import { secureDataDir } from './data-dir-permissions.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -49,7 +50,7 @@ export async function createDatabase(config: DatabaseConfig): Promise<Storage> {
 }
 
 /**
- * Embedded PostgreSQL sized for one small service (README, What the embedded default uses): its
+ * Embedded PostgreSQL sized for one small service (docs/OPERATIONS.md, The embedded default): its
  * memory is WebAssembly memory, which grows to the peak and never shrinks, so the buffers are small
  * (the operating system's page cache still holds the data files on disk) and sorts stay in work_mem.
  */
@@ -94,7 +95,7 @@ export async function withDataDirLock<T>(
   dataDir: string,
   open: (pgliteDir: string, lock: DataDirLock) => Promise<T>,
 ): Promise<T> {
-  mkdirSync(dataDir, { recursive: true });
+  secureDataDir(dataDir);
   const lock = acquireDataDirLock(dataDir);
   try {
     return await open(resolve(dataDir, 'pglite'), lock);
@@ -107,7 +108,7 @@ export async function withDataDirLock<T>(
 async function openPglite(config: Exclude<DatabaseConfig, { kind: 'postgres' }>): Promise<Storage> {
   if (config.kind === 'memory') return openPgliteAt(undefined, null);
   return withDataDirLock(config.dataDir, async (dataDir, lock) => {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     await initDataDir(dataDir);
     return openPgliteAt(dataDir, lock);
   });

@@ -18,6 +18,7 @@ const TYPES: [name: string, method: string, path: string, where: string][] = [
   ['Vault', 'get', '/api/vaults/{address}', '200'],
   ['Budget', 'get', '/api/vaults/{address}/budget', '200'],
   ['TransferCheck', 'get', '/api/vaults/{address}/check', '200'],
+  ['Approval', 'get', '/api/vaults/{address}/approvals/{signature}', '200'],
   ['CreateVaultBody', 'post', '/api/vaults', 'body'],
   ['CreateVaultResponse', 'post', '/api/vaults', '201'],
   ['UpdateVaultBody', 'patch', '/api/vaults/{address}', 'body'],

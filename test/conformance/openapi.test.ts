@@ -112,7 +112,7 @@ type Operation = {
   >;
 };
 
-/** Every problem with one operation against the conventions (README, OpenAPI). */
+/** Every problem with one operation against the conventions (CONTRIBUTING.md, OpenAPI: what a route declares). */
 function conventionProblems(label: string, op: Operation, limited: boolean): string[] {
   const problems: string[] = [];
   if (!OPERATION_ID.test(op.operationId ?? '')) problems.push(`${label}: needs a camelCase operationId`);

@@ -1,4 +1,4 @@
-// What anonymous callers can make the service ask the Solana RPC (README, Blinks: "What one address can
+// What anonymous callers can make the service ask the Solana RPC (docs/BLINKS.md, "What one address can
 // cost the RPC node"): the worst case of one client address, driven as hard as it can be.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
@@ -79,7 +79,7 @@ async function untilBudgetSpent(send: () => Promise<LightMyRequestResponse>): Pr
 
 /**
  * The most RPC calls of each method the requests of one client address can cause in one rate-limit window
- * (README, Blinks): a confirm at most 8 getSignatureStatuses and 8 getTransaction, 9 together; a preview
+ * (docs/BLINKS.md, What one address can cost the RPC node): a confirm at most 8 getSignatureStatuses and 8 getTransaction, 9 together; a preview
  * or an approve one simulation, two account reads, a fee estimate and a blockhash; a realtime analytics
  * read a balance and an account.
  */

@@ -462,12 +462,12 @@ describe('around authentication', () => {
   });
 });
 
-describe('the README example', () => {
-  /** The body of the README's ```ts block that starts with `// <file>:`. */
+describe('the docs/AUTH.md examples', () => {
+  /** The body of docs/AUTH.md's ```ts block that starts with `// <file>:`. */
   async function readmeBlock(file: string): Promise<string> {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = await readFile(new URL('../../docs/AUTH.md', import.meta.url), 'utf8');
     const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].find((m) => m[1]!.startsWith(`// ${file}:`));
-    assert.ok(block, `README has a ${file} block`);
+    assert.ok(block, `docs/AUTH.md has a ${file} block`);
     return block[1]!;
   }
 

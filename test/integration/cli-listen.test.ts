@@ -364,4 +364,34 @@ describe('vaultkeeper webhooks create, test, recover and delete', () => {
       await receiver.close();
     }
   });
+
+  test('create takes --format: a chat URL comes back masked; an unknown format is a usage error', async () => {
+    const created = await run([
+      'webhooks',
+      'create',
+      '--url',
+      'https://hooks.slack.com/services/T0001/B0001/cliSecretPart9876',
+      '--events',
+      'vault.paused',
+      '--format',
+      'slack',
+      '--json',
+    ]);
+    assert.equal(created.code, 0, created.stderr);
+    const subscription = JSON.parse(created.stdout) as { format: string; url: string };
+    assert.deepEqual([subscription.format, subscription.url], ['slack', 'https://hooks.slack.com/…9876']);
+    assert.doesNotMatch(created.stdout + created.stderr, /cliSecretPart/);
+    const refused = await run([
+      'webhooks',
+      'create',
+      '--url',
+      'https://x.example.com/h',
+      '--events',
+      'vault.paused',
+      '--format',
+      'teams',
+    ]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /--format must be one of json, slack, discord, telegram/);
+  });
 });

@@ -169,17 +169,17 @@ describe('vaultkeeper command line', () => {
     assert.match(again.stdout, new RegExp(`: 0 migrations applied now, ${known} of ${known} in all`));
   });
 
-  test('migrate on memory:// prints what the README shows', async () => {
-    const readme = await readFile('README.md', 'utf8');
+  test('migrate on memory:// prints what docs/CLI.md shows', async () => {
+    const readme = await readFile('docs/CLI.md', 'utf8');
     const shown = /\| `migrate` +\|.*on `memory:\/\/`: `([^`]+)`/.exec(readme)?.[1];
-    assert.ok(shown, 'the README shows the output of migrate on memory://');
+    assert.ok(shown, 'docs/CLI.md shows the output of migrate on memory://');
     const run = await cli(['migrate'], { DATABASE_URL: 'memory://' });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, `${shown}\n`);
   });
 
-  test('the exit codes the README documents are the ones the command uses', async () => {
-    const readme = await readFile('README.md', 'utf8');
+  test('the exit codes docs/CLI.md documents are the ones the command uses', async () => {
+    const readme = await readFile('docs/CLI.md', 'utf8');
     assert.match(readme, /`doctor` [^\n]*exits `3` when the configuration is invalid/);
     assert.match(
       readme,

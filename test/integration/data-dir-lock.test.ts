@@ -1,16 +1,20 @@
 // One process per embedded data directory: a second service or a CLI command stops at once, naming
-// the directory and the holder; a lock left by a killed process is taken over.
+// the directory and the holder; the kernel frees the lock of a killed process, even one its parent has
+// not reaped yet (a zombie), and what the lock file says never lets a second holder in.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { LOCK_FILE } from '../../src/storage/data-dir-lock.js';
+import { acquireDataDirLock, LOCK_FILE } from '../../src/storage/data-dir-lock.js';
 import { createDatabase } from '../../src/storage/database.js';
+import { killToZombie, spawnUnderNonReapingParent } from '../support/non-reaping-parent.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
+import { waitFor } from '../support/wait.js';
 
 const run = promisify(execFile);
 const POSTGRES = /^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '');
@@ -27,6 +31,13 @@ async function cli(args: string[], env: Record<string, string>) {
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
 }
+
+/** Every file and directory under `dir`. */
+const listTree = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? [path, ...listTree(path)] : [path];
+  });
 
 const holderPid = (dataDir: string) =>
   (JSON.parse(readFileSync(join(dataDir, LOCK_FILE), 'utf8')) as { pid: number }).pid;
@@ -79,6 +90,10 @@ describe('the embedded data directory', { skip: POSTGRES && 'the embedded defaul
   test('in-process, a second open of the same directory is refused while the first is open', async () => {
     const other = await mkdtemp(join(tmpdir(), 'vk-lock-'));
     try {
+      // Left readable by an older version or a copy: tightened at start.
+      chmodSync(other, 0o755);
+      writeFileSync(join(other, 'notes.txt'), 'x', { mode: 0o666 });
+      chmodSync(join(other, 'notes.txt'), 0o666);
       const storage = await createDatabase({ kind: 'pglite', dataDir: other });
       try {
         await assert.rejects(createDatabase({ kind: 'pglite', dataDir: other }), /in use by process/);
@@ -86,6 +101,14 @@ describe('the embedded data directory', { skip: POSTGRES && 'the embedded defaul
         await storage.close();
       }
       assert.equal(existsSync(join(other, LOCK_FILE)), false, 'released on close');
+      // Everything in it, PGlite's files and WAL included, is its owner's only.
+      assert.equal(statSync(other).mode & 0o777, 0o700);
+      const readable = listTree(other).filter((path) => (statSync(path).mode & 0o077) !== 0);
+      assert.deepEqual(readable, []);
+      assert.ok(
+        listTree(other).some((path) => path.includes('pg_wal')),
+        'PGlite wrote its files',
+      );
     } finally {
       await rm(other, { recursive: true, force: true });
     }
@@ -104,5 +127,106 @@ describe('the embedded data directory', { skip: POSTGRES && 'the embedded defaul
       assert.equal(code, 0);
     }
     assert.equal(existsSync(join(dataDir, LOCK_FILE)), false);
+  });
+});
+
+const HOLDER = fileURLToPath(new URL('../support/data-dir-lock-holder.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+
+/** The lock holder fixture under a parent that never reaps it; resolves with its pid once it holds the lock. */
+async function holdUnderNonReapingParent(dir: string) {
+  const holder = spawnUnderNonReapingParent(process.execPath, ['--import', 'tsx', HOLDER, dir]);
+  const line = await waitFor(() => holder.output.find((l) => /^locked \d+$/.test(l)), {
+    timeoutMs: 60_000,
+    message: `lock holder started (${holder.output.join(' | ')})`,
+  });
+  return { ...holder, pid: Number(line.split(' ')[1]) };
+}
+
+describe('the data directory lock, decided by the kernel', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'vk-lock-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('a holder SIGKILLed and left a zombie by its parent frees the lock at once, 20 times in a row', async () => {
+    for (let round = 0; round < 20; round += 1) {
+      const holder = await holdUnderNonReapingParent(dir);
+      try {
+        assert.throws(() => acquireDataDirLock(dir), new RegExp(`in use by process ${holder.pid}\\b`));
+        // The zombie still answers kill(pid, 0): the pid-file check kept refusing here.
+        await killToZombie(holder.pid);
+        const lock = acquireDataDirLock(dir);
+        const recorded = JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as { pid: number };
+        assert.equal(recorded.pid, process.pid, `round ${round}`);
+        lock.release();
+      } finally {
+        await holder.stop();
+      }
+    }
+  });
+
+  test('a lock file naming this pid, or a free pid on another host, never lets a second holder in', async () => {
+    const holder = await holdUnderNonReapingParent(dir);
+    try {
+      // A container restarted as pid 1 again, or a volume shared by two hosts: the file is only a label.
+      const since = '2000-01-01T00:00:00.000Z';
+      writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: process.pid, host: hostname(), since }));
+      assert.throws(
+        () => acquireDataDirLock(dir),
+        new RegExp(`in use by process ${process.pid} \\(since ${since}\\)`),
+      );
+      writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: 4_194_999, host: 'elsewhere', since }));
+      assert.throws(() => acquireDataDirLock(dir), /in use by process 4194999 on elsewhere \(since/);
+      // A second process, too.
+      const second = spawn(process.execPath, ['--import', 'tsx', HOLDER, dir], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      second.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+      });
+      const code = await new Promise<number | null>((resolve) => second.once('exit', resolve));
+      assert.equal(code, 1);
+      assert.match(stderr, /in use by process 4194999 on elsewhere/);
+    } finally {
+      await holder.stop();
+    }
+  });
+});
+
+describe('a service killed with SIGKILL', { skip: POSTGRES && 'the embedded default only' }, () => {
+  test('starts again at once on its data directory while the killed one is an unreaped zombie', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'vk-lock-'));
+    const env = {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      ROLES: 'api',
+    };
+    const killed = spawnUnderNonReapingParent(process.execPath, ['--import', 'tsx', MAIN], env);
+    try {
+      await waitFor(() => killed.output.some((l) => /Server listening at/.test(l)), {
+        timeoutMs: 90_000,
+        message: 'first service listening',
+      });
+      await killToZombie(holderPid(dataDir));
+      const next = await startService({ DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', ROLES: 'api' });
+      try {
+        assert.equal((await fetch(`${next.baseUrl}/api/health`)).status, 200);
+        assert.equal(holderPid(dataDir), next.child.pid);
+      } finally {
+        assert.equal((await next.stop('SIGTERM')).code, 0);
+      }
+    } finally {
+      await killed.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,30 +1,44 @@
 // The demo saves its owner's access (wallet key and an API key) where a visitor can use it, and in demo
 // mode (only) the service hands that key to the approval page's demo wallet.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import { getBase58Decoder } from '@solana/kit';
 import type { FastifyInstance } from 'fastify';
 import { createOwner } from '../../dev/demo/owner.js';
 import { ownerAccessLines, saveOwnerAccess, saveOwnerKeypair } from '../../dev/demo/owner-access.js';
+import { startFakeValidator } from '../../dev/validator/index.js';
+import { LOCAL_GENESIS_HASH } from '../../dev/validator/rpc.js';
+import { assertLocalCluster, PUBLIC_GENESIS_HASHES } from '../../src/chain/demo-cluster.js';
 import { ConfigError } from '../../src/config.js';
+import { StartError } from '../../src/lib/start-error.js';
 import { createLogCapture, createTestApp } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
+import { freePort } from '../support/ports.js';
+import { startService } from '../support/service-process.js';
 
 let storage: TestStorage;
 let app: FastifyInstance;
 let baseUrl: string;
 let dir: string;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+/** The CLI as a process, as the demo's printed commands run: exit code and both streams. */
+async function runCli(args: string[], env: NodeJS.ProcessEnv) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      { env },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
 }
 
 before(async () => {
@@ -58,22 +72,36 @@ describe('the demo owner', () => {
         .filter((line) => /^[A-Z_]+=/.test(line))
         .map((line) => line.split('=') as [string, string]),
     );
-    assert.equal(env.VAULTKEEPER_API_URL, baseUrl);
+    assert.equal(env.VAULTKEEPER_URL, baseUrl);
+    assert.equal(env.VAULTKEEPER_API_URL, undefined, 'one name, the one the CLI reads');
     assert.match(env.VAULTKEEPER_API_KEY ?? '', /^vk_/);
     // The printed example, run as written: the owner's webhooks through the API key.
-    const res = await fetch(`${env.VAULTKEEPER_API_URL}/api/webhooks`, {
+    const res = await fetch(`${env.VAULTKEEPER_URL}/api/webhooks`, {
       headers: { authorization: `Bearer ${env.VAULTKEEPER_API_KEY}` },
     });
     assert.equal(res.status, 200);
     assert.deepEqual(((await res.json()) as { webhooks: unknown[] }).webhooks, []);
 
-    const lines = ownerAccessLines(owner, access, baseUrl).join('\n');
+    const lines = ownerAccessLines(owner, access, baseUrl, 'http://127.0.0.1:4000/webhooks').join('\n');
     assert.ok(lines.includes(access.keypairFile) && lines.includes(access.envFile));
     assert.match(
       lines,
-      /curl -s -H "Authorization: Bearer \$VAULTKEEPER_API_KEY" \$VAULTKEEPER_API_URL\/api\/webhooks/,
+      /curl -s -H "Authorization: Bearer \$VAULTKEEPER_API_KEY" \$VAULTKEEPER_URL\/api\/webhooks/,
     );
+    assert.match(lines, /npx vaultkeeper listen --forward-to http:\/\/127\.0\.0\.1:4000\/webhooks/);
     assert.ok(!lines.includes(access.apiKey), 'the key itself is not printed');
+    // The printed CLI command, with owner.env sourced: it asks the service and says so.
+    const shell = { ...process.env, DATABASE_URL: '', REDIS_URL: '', DATA_DIR: join(dir, 'no-such-data') };
+    const list = await runCli(['webhooks', 'list'], { ...shell, ...env });
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /no subscriptions/);
+    assert.match(list.stderr, new RegExp(`acting through the service at ${baseUrl}`));
+    // Without it, the CLI names the data directory it opens instead of opening one silently.
+    const local = await runCli(['webhooks', 'list'], shell);
+    assert.match(
+      local.stderr,
+      new RegExp(`acting on the embedded database in ${join(dir, 'no-such-data')} \\(DATA_DIR\\)`),
+    );
   });
 });
 
@@ -91,6 +119,17 @@ describe('the demo wallet route (DEMO_MODE only)', () => {
     const logs = createLogCapture();
     const demo = await createTestApp({ storage: storage.storage, env: demoEnv(keypairFile), logs });
     try {
+      // DNS rebinding: a page on another site reaches 127.0.0.1 under its own name, which Host carries.
+      for (const host of ['evil.example', 'evil.example:3000', 'localhost.evil.example', '10.0.0.5:3000']) {
+        const refused = await demo.app.inject({ url: '/api/demo/wallet', headers: { host } });
+        assert.equal(refused.statusCode, 403, host);
+        assert.equal(refused.json().code, 'FORBIDDEN');
+        assert.doesNotMatch(refused.body, /secretKey/);
+      }
+      for (const host of ['127.0.0.1:3000', '[::1]:3000', 'LOCALHOST']) {
+        const served = await demo.app.inject({ url: '/api/demo/wallet', headers: { host } });
+        assert.equal(served.statusCode, 200, host);
+      }
       const res = await demo.app.inject('/api/demo/wallet');
       assert.equal(res.statusCode, 200);
       assert.equal(res.headers['cache-control'], 'no-store');
@@ -134,6 +173,65 @@ describe('the demo wallet route (DEMO_MODE only)', () => {
     assert.match(page.headers['content-security-policy'] as string, /connect-src 'self';/);
     const document = (await app.inject('/api/openapi.json')).json() as { paths: Record<string, unknown> };
     assert.ok(!Object.keys(document.paths).some((path) => path.startsWith('/api/demo')));
+  });
+
+  test('DEMO_MODE asks every RPC for its genesis hash: public clusters and silent nodes are refused', async () => {
+    const validators = await Promise.all(
+      [...Object.keys(PUBLIC_GENESIS_HASHES), LOCAL_GENESIS_HASH].map((genesisHash) =>
+        startFakeValidator({ genesisHash }),
+      ),
+    );
+    try {
+      const local = validators.at(-1)!;
+      await assertLocalCluster([{ rpcUrl: local.rpcUrl }]);
+      for (const [i, cluster] of Object.values(PUBLIC_GENESIS_HASHES).entries()) {
+        const publicOne = validators[i]!;
+        // A public cluster anywhere in the failover list is enough to refuse.
+        await assert.rejects(
+          assertLocalCluster([{ rpcUrl: local.rpcUrl }, { rpcUrl: `${publicOne.rpcUrl}/?api-key=s3cret` }]),
+          (error: unknown) => {
+            assert.ok(error instanceof StartError);
+            assert.match(
+              error.message,
+              new RegExp(`DEMO_MODE refused: the RPC at 127\\.0\\.0\\.1:\\d+ serves ${cluster}`),
+            );
+            assert.doesNotMatch(error.message, /s3cret/);
+            return true;
+          },
+        );
+      }
+      const closed = `http://127.0.0.1:${await freePort()}`;
+      await assert.rejects(assertLocalCluster([{ rpcUrl: closed }]), /DEMO_MODE could not ask the RPC/);
+    } finally {
+      await Promise.all(validators.map((v) => v.close()));
+    }
+  });
+
+  test('the service in demo mode does not start against a mainnet genesis', async () => {
+    const mainnet = await startFakeValidator({ genesisHash: '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d' });
+    const owner = createOwner(baseUrl, mainnet.rpcUrl);
+    try {
+      const service = await startService(
+        {
+          ...demoEnv(saveOwnerKeypair(owner, dir)),
+          SOLANA_RPC_URL: mainnet.rpcUrl,
+          DATABASE_URL: 'memory://',
+          REDIS_URL: '',
+        },
+        { waitForListen: false },
+      );
+      const deadline = setTimeout(() => void service.stop('SIGKILL'), 90_000);
+      const { code } = await service.exited;
+      clearTimeout(deadline);
+      assert.equal(code, 1);
+      assert.match(
+        service.output.join('\n'),
+        /DEMO_MODE refused: the RPC at 127\.0\.0\.1:\d+ serves mainnet-beta/,
+      );
+      assert.doesNotMatch(service.output.join('\n'), /Server listening/);
+    } finally {
+      await mainnet.close();
+    }
   });
 
   test('DEMO_MODE is refused on mainnet-beta, and a bad key file stops the start naming the file only', async () => {

@@ -29,6 +29,8 @@ import { waitFor } from '../support/wait.js';
 import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 5_000);
+/** Cases of the stranger's phase: a wallet that owns nothing, signing every request. */
+const STRANGER_RUNS = Math.max(200, Math.round(RUNS / 5));
 const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const MAX_READ_BYTES = 4 * 1024 * 1024;
 
@@ -36,6 +38,10 @@ let testStorage: TestStorage;
 let validator: FakeValidator;
 let app: FastifyInstance;
 let wallet: TestWallet;
+/** Signs well but owns nothing here. */
+let stranger: TestWallet;
+/** A digest of everything that is not the stranger's own (its subscriptions, keys and challenges). */
+let othersFingerprint: () => Promise<string>;
 let known: KnownValues;
 /** Row counts of every table (as JSON). */
 let countRows: () => Promise<string>;
@@ -45,6 +51,7 @@ before(async () => {
   testStorage = await createTestStorage();
   validator = await startFakeValidator();
   wallet = createTestWallet();
+  stranger = createTestWallet();
   const cache = createTestCache();
   await waitFor(() => cache.ping());
   const created = await createTestApp({
@@ -99,6 +106,25 @@ before(async () => {
   const nextXid = sql`select pg_snapshot_xmax(pg_current_snapshot())::text as xid`;
   let lastXid = '';
   let lastCounts = '';
+  // Usage counters (a Blink's views and uses) move on anyone's request by design; rows the stranger
+  // owns (its subscriptions and what hangs off them, its API keys, its sign-in challenges) are its own.
+  const mine = `'${stranger.address}'`;
+  const strangerWebhooks = `(select id from webhooks where owner = ${mine})`;
+  const ownRows: Record<string, string> = {
+    webhooks: `owner <> ${mine}`,
+    api_keys: `owner <> ${mine}`,
+    action_nonces: `account <> ${mine}`,
+    webhook_confirmations: `webhook_id is null or webhook_id not in ${strangerWebhooks}`,
+    webhook_deliveries: `webhook_id not in ${strangerWebhooks}`,
+    webhook_attempts: `delivery_id not in (select id from webhook_deliveries where webhook_id in ${strangerWebhooks})`,
+  };
+  const digestOf = (table: string) => {
+    const row = table === 'blinks' ? `(t.id, t.override_id, t.url, t.created_at)::text` : 't::text';
+    const where = ownRows[table] === undefined ? '' : ` where ${ownRows[table]}`;
+    return `(select md5(coalesce(string_agg(${row}, '|' order by ${row}), '')) from "${table}" t${where}) as "${table}"`;
+  };
+  const digests = sql.raw(`select ${tables.map((t) => digestOf(t.name)).join(', ')}`);
+  othersFingerprint = async () => JSON.stringify((await testStorage.storage.rows(digests))[0]);
   countRows = async () => {
     const [{ xid }] = (await testStorage.storage.rows<{ xid: string }>(nextXid)) as [{ xid: string }];
     if (xid !== lastXid) {
@@ -267,6 +293,47 @@ describe('hostile input', () => {
     }
     process.stdout.write(
       `# hostile input: ${RUNS} cases, ${routes.length} routes, ${writes} accepted writes\n`,
+    );
+  });
+
+  test('a stranger signing every request changes nothing of anyone else', async () => {
+    const routes = listRoutes(app);
+    const fingerprint = await othersFingerprint();
+    let lastXid = '';
+    const xid = async () =>
+      (
+        await testStorage.storage.rows<{ xid: string }>(
+          sql`select pg_snapshot_xmax(pg_current_snapshot())::text as xid`,
+        )
+      )[0]!.xid;
+    let ownWrites = 0;
+    await fc.assert(
+      fc.asyncProperty(requestArbitrary(routes), async (input) => {
+        let param = 0;
+        let path = input.template.path.replace(/:\w+/g, () => (input.params as string[])[param++]!);
+        path = path.replace(/\*$/, input.tail.join('/'));
+        const query = input.query.map(([k, v]) => `${k}=${v}`).join('&');
+        const url = query === '' ? path : `${path}?${query}`;
+        const payload = bodyBytes(input.body);
+        const label = `${input.method} ${url.slice(0, 200)} [${input.body.kind}]`;
+        const outcome = await send({
+          method: input.method as InjectOptions['method'],
+          url,
+          headers: { ...input.headers, ...stranger.authHeaders() },
+          ...(payload === undefined ? {} : { payload }),
+        });
+        assertWellFormed(outcome, input.method, label);
+        const now = await xid();
+        if (now === lastXid) return;
+        lastXid = now;
+        const after = await othersFingerprint();
+        assert.equal(after, fingerprint, `${label} → ${outcome.status} changed someone else's rows`);
+        ownWrites += 1;
+      }),
+      { numRuns: STRANGER_RUNS, ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}) },
+    );
+    process.stdout.write(
+      `# hostile input, stranger: ${STRANGER_RUNS} signed cases, 0 changes to others' rows (${ownWrites} moved the database, each only on the stranger's own rows)\n`,
     );
   });
 

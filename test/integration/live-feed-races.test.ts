@@ -20,7 +20,8 @@ const dialect = new PgDialect();
 const textOf = (query: SQL) => dialect.sqlToQuery(query).sql;
 /** The feed's first read (the newest id) and its polls after an id. */
 const isFirstRead = (text: string) => text.includes('max(id)');
-const isPoll = (text: string) => /chain_events where id > \$\d+ order by id/.test(text);
+/** The poller's page read: the program events and alerts after an id. */
+const isPoll = (text: string) => /\) as f where id > \$\d+ order by id/.test(text);
 /** The route's backlog read (listSince). */
 const isBacklog = (text: string) => text.includes('vault_address = ');
 

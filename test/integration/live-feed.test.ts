@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { FEED_EVENTS, isFeedEventName, WEBHOOK_EVENTS } from '@vaultkeeper/webhooks';
+import { ALERT_EVENTS, FEED_EVENTS, isFeedEventName, WEBHOOK_EVENTS } from '@vaultkeeper/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { EVENT_NAMES } from '../../src/chain/program.js';
-import { MAPPED_PROGRAM_EVENTS, toFeedEventName } from '../../src/domain/live-feed/feed-event-names.js';
+import {
+  MAPPED_PROGRAM_EVENTS,
+  toAlertFeedName,
+  toFeedEventName,
+} from '../../src/domain/live-feed/feed-event-names.js';
 import { chainEvents } from '../../src/storage/schema/index.js';
 import { createTestApp } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
@@ -54,7 +58,10 @@ describe('feed event names', () => {
   test('every event the program emits has a name, and the names webhooks share are spelled alike', () => {
     assert.deepEqual([...MAPPED_PROGRAM_EVENTS].sort(), [...EVENT_NAMES].sort());
     const used = new Set([...EVENT_NAMES, 'Unknown', 'NotAnEvent'].map(toFeedEventName));
-    assert.deepEqual([...used].sort(), [...FEED_EVENTS].sort());
+    // The alerts are the feed's other names: the service derives them, no program event maps to them.
+    assert.deepEqual([...used, ...ALERT_EVENTS].sort(), [...FEED_EVENTS].sort());
+    for (const name of ALERT_EVENTS) assert.equal(toAlertFeedName(name), name);
+    assert.equal(toAlertFeedName('VaultPaused'), 'program.unknown');
     const chainBorne = FEED_EVENTS.filter(
       (n) => !['treasury.initialized', 'fees.withdrawn', 'program.unknown'].includes(n),
     );

@@ -91,6 +91,22 @@ describe('GET /metrics', () => {
     assert.ok(!routes.has('/no/such/route'));
   });
 
+  test('with METRICS_TOKEN, answers only its bearer: anything else is a 401 in the envelope', async () => {
+    const token = randomBytes(24).toString('base64url');
+    const { app } = await start({ env: { METRICS_TOKEN: token } });
+    for (const authorization of [undefined, 'Bearer ', `Bearer ${token}x`, `Basic ${token}`, token]) {
+      const response = await app.inject({ url: '/metrics', headers: authorization ? { authorization } : {} });
+      assert.equal(response.statusCode, 401, `${authorization}`);
+      const body = response.json() as { code: string; error: string };
+      assert.equal(body.code, 'UNAUTHORIZED');
+      assert.match(body.error, /Authorization: Bearer <METRICS_TOKEN>/);
+      assert.doesNotMatch(response.body, /vaultkeeper_|process_cpu/);
+    }
+    const allowed = await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(allowed.statusCode, 200);
+    assertPrometheusText(allowed.body);
+  });
+
   test('counts rate-limit rejections by the budget that refused', async () => {
     const { app } = await start();
     for (let i = 0; i < 21; i += 1) await app.inject({ method: 'POST', url: '/api/vaults' });

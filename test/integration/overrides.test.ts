@@ -164,6 +164,72 @@ describe('GET /api/overrides', () => {
     assert.deepEqual(past.body, { overrides: [], pagination: { page: 4, limit: 2, total: 5, pages: 3 } });
   });
 
+  test("lists an owner's open approvals across their vaults: pending, unexpired, as of each request", async () => {
+    const { app } = await start();
+    const owner = randomAddress();
+    const a = await createVault(apps.db, { authority: owner });
+    const b = await createVault(apps.db, { authority: owner });
+    const other = await createVault(apps.db);
+    const open1 = await createOverride(apps.db, {
+      vault: a,
+      createdAt: at('2026-11-22T11:30:00.000Z'),
+    });
+    const open2 = await createOverride(apps.db, {
+      vault: b,
+      createdAt: at('2026-11-22T11:45:00.000Z'),
+    });
+    const expired = await createOverride(apps.db, {
+      vault: a,
+      createdAt: at('2026-11-22T10:00:00.000Z'),
+    });
+    const approved = await createOverride(apps.db, {
+      vault: b,
+      status: 'approved',
+      createdAt: at('2026-11-22T11:50:00.000Z'),
+    });
+    await createOverride(apps.db, { vault: other, createdAt: at('2026-11-22T11:55:00.000Z') });
+
+    const pending = await getJson(app, `/api/overrides?owner=${owner}&status=pending`);
+    assert.equal(pending.status, 200);
+    assert.deepEqual(ids(pending.body), [open2.id, open1.id]);
+    assert.deepEqual(pending.body.pagination, { page: 1, limit: 50, total: 2, pages: 1 });
+    assert.deepEqual(
+      pending.body.overrides.map((o: { vault: string; approvalUrl: string }) => [o.vault, o.approvalUrl]),
+      [
+        [b.address, `${BASE}/overrides/${b.address}/${open2.nonce}`],
+        [a.address, `${BASE}/overrides/${a.address}/${open1.nonce}`],
+      ],
+    );
+    const second = await getJson(app, `/api/overrides?owner=${owner}&status=pending&limit=1&page=2`);
+    assert.deepEqual(ids(second.body), [open1.id]);
+    assert.deepEqual(second.body.pagination, { page: 2, limit: 1, total: 2, pages: 2 });
+    // Without status: every override of the owner's vaults, expired and decided ones included.
+    const all = await getJson(app, `/api/overrides?owner=${owner}`);
+    assert.deepEqual(ids(all.body), [approved.id, open2.id, open1.id, expired.id]);
+    const ofVault = await getJson(app, `/api/overrides?owner=${owner}&vault=${a.address}&status=pending`);
+    assert.deepEqual(ids(ofVault.body), [open1.id]);
+    const nobody = await getJson(app, `/api/overrides?owner=${randomAddress()}&status=pending`);
+    assert.deepEqual(nobody.body, { overrides: [], pagination: { page: 1, limit: 50, total: 0, pages: 0 } });
+
+    // open1 expires at 12:30: from then on it is no longer listed, without waiting for a cache.
+    now = at('2026-11-22T12:30:00.000Z');
+    const later = await getJson(app, `/api/overrides?owner=${owner}&status=pending`);
+    assert.deepEqual(ids(later.body), [open2.id]);
+    assert.equal(later.body.pagination.total, 1);
+  });
+
+  test('rejects an owner that is not an address with VALIDATION_ERROR naming it', async () => {
+    const { app } = await start();
+    for (const owner of ['xyz', '0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl']) {
+      const { status, body } = await getJson(app, `/api/overrides?owner=${owner}&status=pending`);
+      assert.equal(status, 400, owner);
+      assert.equal(body.code, 'VALIDATION_ERROR');
+      assert.ok(body.details.issues.length > 0);
+      for (const issue of body.details.issues) assert.equal(issue.path, 'query.owner');
+      assert.match(body.error, /^owner: /);
+    }
+  });
+
   test('answers VAULT_NOT_FOUND when filtering by an unknown vault', async () => {
     const { app } = await start();
     const { status, body } = await getJson(app, `/api/overrides?vault=${randomAddress()}`);

@@ -42,6 +42,8 @@ describe('owner pages', () => {
   for (const [name, path] of [
     ['overrides', () => `/overrides/${VAULT}/${NONCE}`],
     ['vaults', () => `/vaults/${VAULT}`],
+    // Any wallet address has the page (it may own nothing yet): it looks nothing up itself.
+    ['owner approvals', () => `/owners/${randomAddress()}/approvals`],
   ] as const) {
     test(`${name} page: an HTML shell under a strict Content-Security-Policy`, async () => {
       const res = await app.inject({ method: 'GET', url: path() });
@@ -69,6 +71,7 @@ describe('owner pages', () => {
       `/overrides/${VAULT}/987654`,
       `/overrides/${randomAddress()}/${NONCE}`,
       `/overrides/${VAULT}/seven`,
+      '/owners/not-an-address/approvals',
     ]) {
       const res = await app.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 404, url);

@@ -1,4 +1,4 @@
-// Per-IP budgets (docs/BEHAVIOUR.md, Rate limits) through the real app, on the memory store or Redis (REDIS_URL).
+// Per-IP budgets (docs/API.md, Rate limits) through the real app, on the memory store or Redis (REDIS_URL).
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
@@ -252,9 +252,9 @@ describe('client identity', () => {
   });
 });
 
-describe('the deployment guide', () => {
+describe('the operations guide', () => {
   test('its TRUST_PROXY is a hop count: 130 reads rotating the leftmost X-Forwarded-For entry get 100 × 200, 30 × 429', async () => {
-    const guide = await readFile(new URL('../../docs/DEPLOYMENT.md', import.meta.url), 'utf8');
+    const guide = await readFile(new URL('../../docs/OPERATIONS.md', import.meta.url), 'utf8');
     const value = /TRUST_PROXY=(\S+)/.exec(guide)?.[1] ?? '';
     assert.match(value, /^[1-9]\d?$/, `the guide sets TRUST_PROXY=${value}, not a hop count`);
     const { app } = await start({ env: { TRUST_PROXY: value } });

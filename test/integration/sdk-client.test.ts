@@ -152,6 +152,14 @@ describe('vaultkeeper/client reads', () => {
 
     const overrides = await collect(client.overrides.all({ vault: s.vault, limit: 1 }));
     assert.equal(overrides.length, 2);
+    // The owner's open approvals across their vaults: both requests are pending and within the hour.
+    const open = await client.overrides.pending({ owner: owner.address, limit: 1 });
+    assert.equal(open.pagination.total, 2);
+    const sent = new URL(seen.at(-1)!.url!, baseUrl).searchParams;
+    assert.deepEqual(Object.fromEntries(sent), { owner: owner.address, limit: '1', status: 'pending' });
+    const walked = await collect(client.overrides.allPending({ owner: owner.address, limit: 1 }));
+    assert.deepEqual(walked.map((o) => o.id).sort(), overrides.map((o) => o.id).sort());
+    assert.equal((await client.overrides.pending({ owner: randomAddress() })).pagination.total, 0);
     const first = await client.overrides.get({ vault: s.vault, nonce: 0 });
     const second = await client.overrides.get({
       vault: s.vault,

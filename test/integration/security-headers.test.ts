@@ -1,4 +1,4 @@
-// Security headers (README, Security headers): OWASP's REST set on every JSON response; pages (HTML
+// Security headers (docs/API.md, Security headers): OWASP's REST set on every JSON response; pages (HTML
 // documents) also get the headers only a browsing context reads.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

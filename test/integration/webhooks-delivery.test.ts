@@ -1,5 +1,5 @@
 // The delivery worker end to end, part 1: what a receiver gets (both signature schemes, rotation,
-// the README example) and when it gets it again (the retry schedule, Retry-After, an outage).
+// the docs/WEBHOOKS.md example) and when it gets it again (the retry schedule, Retry-After, an outage).
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, test } from 'node:test';
@@ -73,7 +73,7 @@ describe('signed deliveries', () => {
     );
   });
 
-  test('the README receiver example accepts real deliveries', async () => {
+  test('the docs/WEBHOOKS.md receiver example accepts real deliveries', async () => {
     const received: { id: string; event: string }[] = [];
     const secret = generateWebhookSecret();
     const server = createWebhookServer(secret, (event) => received.push(event));

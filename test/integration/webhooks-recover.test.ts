@@ -2,9 +2,14 @@
 // still retrying or exhausted) and `POST /api/webhooks/:id/recover` (send them all again now).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
+import {
+  RECOVER_COOLDOWN_MS,
+  RECOVER_MAX_PER_CALL,
+  TEST_EVENTS_PER_WINDOW,
+} from '../../src/domain/webhooks/delivery-limits.js';
 import { claimDueDeliveries } from '../../src/jobs/delivery.js';
-import { webhookDeliveries } from '../../src/storage/schema/index.js';
+import { webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
 import { type JsonBody, useWebhookApi } from '../support/webhooks-api.js';
 
 const api = useWebhookApi();
@@ -82,7 +87,7 @@ describe('POST /api/webhooks/:id/recover', () => {
     const since = new Date(Date.now() - 3 * HOUR).toISOString();
     const answer = await api.call('POST', `/api/webhooks/${hook.id}/recover`, api.owner, { since });
     assert.equal(answer.status, 202, JSON.stringify(answer.body));
-    assert.deepEqual(answer.body, { requeued: 2 });
+    assert.deepEqual(answer.body, { requeued: 2, remaining: 0, cooldownSeconds: 60 });
 
     const claimed = await claimDueDeliveries(db, {
       now: new Date(),
@@ -114,7 +119,7 @@ describe('POST /api/webhooks/:id/recover', () => {
     const today = new Date().toISOString().slice(0, 10);
     const answer = await api.call('POST', `/api/webhooks/${hook.id}/recover`, api.owner, { since: today });
     assert.equal(answer.status, 202, JSON.stringify(answer.body));
-    assert.deepEqual(answer.body, { requeued: 0 });
+    assert.deepEqual(answer.body, { requeued: 0, remaining: 0, cooldownSeconds: 0 });
   });
 
   test('refuses a since that is not a date, more than 14 days back or in the future, naming the field', async () => {
@@ -181,5 +186,94 @@ describe('validation messages', () => {
       assert.equal(answer.body!.error, message, `${method} ${url}`);
       assert.ok(answer.body!.details.issues.length >= 1);
     }
+  });
+});
+
+describe('bounded amplification', () => {
+  const failures = (count: number): Record<string, Seed> =>
+    Object.fromEntries(
+      Array.from({ length: count }, (_, i) => [
+        `f${i}`,
+        { status: 'failed', lastError: 'http_500', ageMs: HOUR - i * 1000 },
+      ]),
+    );
+  const requeuedNow = async (webhookId: string) =>
+    (
+      await api.storage.storage.db
+        .select({ id: webhookDeliveries.id })
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.status, 'pending')))
+    ).length;
+
+  test(`recover queues at most ${RECOVER_MAX_PER_CALL} a call, oldest first, then refuses until its cooldown ends`, {
+    timeout: 60_000,
+  }, async () => {
+    const hook = await api.subscribe(api.owner);
+    const ids = await seed(hook.id, failures(RECOVER_MAX_PER_CALL + 20));
+    const url = `/api/webhooks/${hook.id}/recover`;
+    const since = new Date(Date.now() - 2 * HOUR).toISOString();
+    const first = await api.call('POST', url, api.owner, { since });
+    assert.equal(first.status, 202, JSON.stringify(first.body));
+    assert.deepEqual(first.body, {
+      requeued: RECOVER_MAX_PER_CALL,
+      remaining: 20,
+      cooldownSeconds: RECOVER_COOLDOWN_MS / 1000,
+    });
+    // The oldest (f0 is an hour old, the last the newest) went first.
+    const [oldest] = await api.storage.storage.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, ids.f0!));
+    assert.equal(oldest!.status, 'pending');
+    const again = await api.call('POST', url, api.owner, { since });
+    assert.equal(again.status, 429);
+    assert.equal(again.body!.code, 'RATE_LIMIT_EXCEEDED');
+    assert.equal(again.body!.details.limit, 1);
+    assert.ok(again.body!.details.retryAfter >= 1 && again.body!.details.retryAfter <= 60);
+    assert.equal(again.headers['retry-after'], String(again.body!.details.retryAfter));
+    assert.equal(await requeuedNow(hook.id), RECOVER_MAX_PER_CALL, 'the refusal changed nothing');
+    // Once the cooldown has passed, the rest goes.
+    await api.storage.storage.db
+      .update(webhooks)
+      .set({ recoveredAt: new Date(Date.now() - RECOVER_COOLDOWN_MS) })
+      .where(eq(webhooks.id, hook.id));
+    const later = await api.call('POST', url, api.owner, { since });
+    assert.equal(later.status, 202, JSON.stringify(later.body));
+    assert.equal(later.body!.requeued, 20);
+    assert.equal(await requeuedNow(hook.id), RECOVER_MAX_PER_CALL + 20);
+  });
+
+  test('a recover that finds nothing starts no cooldown; the cooldown is per subscription', async () => {
+    const hook = await api.subscribe(api.owner);
+    const other = await api.subscribe(api.owner);
+    await seed(other.id, failures(2));
+    const since = new Date(Date.now() - 2 * HOUR).toISOString();
+    for (let i = 0; i < 2; i += 1) {
+      const empty = await api.call('POST', `/api/webhooks/${hook.id}/recover`, api.owner, { since });
+      assert.equal(empty.status, 202);
+    }
+    const answer = await api.call('POST', `/api/webhooks/${other.id}/recover`, api.owner, { since });
+    assert.deepEqual([answer.status, answer.body!.requeued], [202, 2]);
+  });
+
+  test(`test sends ${TEST_EVENTS_PER_WINDOW} events per subscription per window, then 429 with Retry-After`, async () => {
+    const hook = await api.subscribe(api.owner);
+    const other = await api.subscribe(api.owner);
+    const url = `/api/webhooks/${hook.id}/test`;
+    for (let i = 0; i < TEST_EVENTS_PER_WINDOW; i += 1) {
+      assert.equal((await api.call('POST', url, api.owner)).status, 202);
+    }
+    const refused = await api.call('POST', url, api.owner);
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body!.code, 'RATE_LIMIT_EXCEEDED');
+    assert.equal(refused.body!.details.limit, TEST_EVENTS_PER_WINDOW);
+    assert.ok(Number(refused.headers['retry-after']) >= 1);
+    const queued = await api.storage.storage.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.webhookId, hook.id));
+    assert.equal(queued.length, TEST_EVENTS_PER_WINDOW, 'the refusal queued nothing');
+    // Another subscription has its own share.
+    assert.equal((await api.call('POST', `/api/webhooks/${other.id}/test`, api.owner)).status, 202);
   });
 });

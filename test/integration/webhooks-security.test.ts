@@ -1,13 +1,14 @@
 // Webhook security: confirmed e-mail recipients, the per-owner cap under concurrency, secrets sealed
 // at rest with key rotation, and fair delivery when one owner's receivers hang.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
 import { keyId } from '../../src/domain/webhooks/secret-box.js';
+import { WEBHOOK_LIMITS } from '../../src/domain/webhooks/subscription-caps.js';
 import { MAX_WEBHOOKS_PER_OWNER } from '../../src/domain/webhooks/webhook-service.js';
 import { deleteOldWebhookConfirmations } from '../../src/jobs/cache-cleanup.js';
 import { webhookConfirmations, webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
@@ -189,6 +190,7 @@ describe('per-owner cap', () => {
     timeout: 120_000,
   }, async () => {
     const owner = createTestWallet();
+    await createVault(db(), { authority: owner.address });
     const results = await Promise.all(
       Array.from({ length: MAX_WEBHOOKS_PER_OWNER + 30 }, (_, i) =>
         call('POST', '/api/webhooks', owner, {
@@ -203,7 +205,83 @@ describe('per-owner cap', () => {
       .where(eq(webhooks.owner, owner.address));
     assert.equal(stored.length, MAX_WEBHOOKS_PER_OWNER);
     assert.equal(results.filter((r) => r.status === 201).length, MAX_WEBHOOKS_PER_OWNER);
-    assert.equal(results.filter((r) => r.status === 400).length, 30);
+    assert.equal(results.filter((r) => r.status === 409).length, 30);
+    assert.deepEqual(JSON.parse(results.find((r) => r.status === 409)!.body).details, {
+      scope: 'wallet',
+      limit: MAX_WEBHOOKS_PER_OWNER,
+    });
+  });
+});
+
+describe('caps for wallets without a vault, per client address and overall', () => {
+  const create = (wallet: TestWallet, remoteAddress = '127.0.0.1', body: Record<string, unknown> = {}) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      remoteAddress,
+      headers: wallet.authHeaders(),
+      payload: { url: 'https://hooks.example.com/vk', events: ['vault.created'], ...body },
+    });
+  const stored = async () => (await db().select({ id: webhooks.id }).from(webhooks)).length;
+  const refusedWith = (response: Awaited<ReturnType<typeof create>>, scope: string, limit: number) => {
+    assert.equal(response.statusCode, 409, response.body);
+    const body = response.json();
+    assert.equal(body.code, 'WEBHOOK_LIMIT_REACHED');
+    assert.deepEqual(body.details, { scope, limit });
+    assert.ok(body.error.length > 20, body.error);
+  };
+
+  test(`a wallet without a vault holds ${WEBHOOK_LIMITS.perWalletWithoutVault}, and no vault it does not own; once it owns one, ${WEBHOOK_LIMITS.perOwner}`, async () => {
+    const wallet = createTestWallet();
+    for (let i = 0; i < WEBHOOK_LIMITS.perWalletWithoutVault; i += 1) {
+      assert.equal((await create(wallet)).statusCode, 201);
+    }
+    refusedWith(await create(wallet), 'wallet', WEBHOOK_LIMITS.perWalletWithoutVault);
+    const someoneElses = await createVault(db());
+    assert.equal((await create(wallet, '127.0.0.1', { vault: someoneElses.address })).statusCode, 403);
+    assert.equal(await stored(), WEBHOOK_LIMITS.perWalletWithoutVault);
+    await createVault(db(), { authority: wallet.address });
+    assert.equal((await create(wallet)).statusCode, 201);
+  });
+
+  test(`one client address creates ${WEBHOOK_LIMITS.perClientWithoutVault} for wallets without a vault; others and owners are not affected`, async () => {
+    const wallets = Array.from({ length: 4 }, () => createTestWallet());
+    let created = 0;
+    for (const wallet of wallets) {
+      for (let i = 0; i < WEBHOOK_LIMITS.perWalletWithoutVault; i += 1) {
+        const response = await create(wallet, '198.51.100.7');
+        if (created < WEBHOOK_LIMITS.perClientWithoutVault) {
+          assert.equal(response.statusCode, 201, response.body);
+          created += 1;
+        } else refusedWith(response, 'client', WEBHOOK_LIMITS.perClientWithoutVault);
+      }
+    }
+    assert.equal(await stored(), WEBHOOK_LIMITS.perClientWithoutVault);
+    // Stored as a hash, never the address.
+    const [row] = await db().select({ createdFrom: webhooks.createdFrom }).from(webhooks).limit(1);
+    assert.equal(row!.createdFrom, createHash('sha256').update('198.51.100.7').digest('hex'));
+    assert.equal((await create(createTestWallet(), '198.51.100.8')).statusCode, 201);
+    const owner = createTestWallet();
+    await createVault(db(), { authority: owner.address });
+    assert.equal((await create(owner, '198.51.100.7')).statusCode, 201);
+  });
+
+  test(`the service holds ${WEBHOOK_LIMITS.allWithoutVault} of wallets without a vault and ${WEBHOOK_LIMITS.all} in all`, {
+    timeout: 120_000,
+  }, async () => {
+    const fill = (count: number) =>
+      storage.storage.rows(sql`
+        insert into webhooks (owner, url, events, secret)
+        select 'filler' || n, 'https://hooks.example.com/f', array['vault.created'], 'whsec_x'
+        from generate_series(1, ${count}::int) as n`);
+    await fill(WEBHOOK_LIMITS.allWithoutVault);
+    refusedWith(await create(createTestWallet()), 'service', WEBHOOK_LIMITS.allWithoutVault);
+    const owner = createTestWallet();
+    await createVault(db(), { authority: owner.address });
+    assert.equal((await create(owner)).statusCode, 201);
+    await fill(WEBHOOK_LIMITS.all - WEBHOOK_LIMITS.allWithoutVault - 1);
+    refusedWith(await create(owner), 'service', WEBHOOK_LIMITS.all);
+    assert.equal(await stored(), WEBHOOK_LIMITS.all);
   });
 });
 
@@ -260,6 +338,8 @@ describe('fair delivery', () => {
     const dead = await receiver({ responder: () => 'hang' });
     const alive = await receiver();
     const noisyOwner = createTestWallet().address;
+    // An owner of an indexed vault: its share is half the slots (a wallet without one gets far less).
+    await createVault(db(), { authority: noisyOwner });
     // 40 subscriptions of one owner, each with a delivery that hangs: more than the worker's 32 slots.
     const noisy = [];
     for (let i = 0; i < 40; i += 1) noisy.push(await subscribe(dead.url, { owner: noisyOwner }));

@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
-import { enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
+import { enqueueDelivery, enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
 import { claimDueDeliveries, recordAttempts } from '../../src/jobs/delivery.js';
+import { defaultCaps } from '../../src/jobs/delivery-fairness.js';
 import { FAILING_REASON, GONE_REASON, MAX_FAILING_MS } from '../../src/jobs/retry-policy.js';
 import { runDeliveryWorker } from '../../src/jobs/worker.js';
 import type { Database } from '../../src/storage/database.js';
@@ -17,8 +18,19 @@ import { waitFor } from '../support/wait.js';
 import { createWebhookFixtures, WORKER_ENV } from '../support/webhooks.js';
 
 let storage: TestStorage;
-const { db, deliveries, cleanup, receiver, startWorker, subscribe, emit, attemptsOf, settled, webhookRow } =
-  createWebhookFixtures(() => storage);
+const {
+  db,
+  deliveries,
+  cleanup,
+  onCleanup,
+  receiver,
+  startWorker,
+  subscribe,
+  emit,
+  attemptsOf,
+  settled,
+  webhookRow,
+} = createWebhookFixtures(() => storage);
 
 before(async () => {
   storage = await createTestStorage();
@@ -349,5 +361,55 @@ describe('e-mail', () => {
     assert.equal(attempts.length, 2);
     assert.ok(attempts.every((a) => a.error === 'internal_error'));
     assert.equal(sink.messages.length, 0);
+  });
+});
+
+describe('fair shares by ownership', () => {
+  test("wallets that own no vault hold only their pool, so a real owner's delivery goes out while their receivers hang", {
+    timeout: 60_000,
+  }, async () => {
+    const hanging = await receiver({ responder: () => 'hang' });
+    const owned = await receiver();
+    const sub = await subscribe(owned.url);
+    // Two throwaway wallets, three subscriptions each, 40 test deliveries each to a receiver that never answers.
+    for (const wallet of [randomAddress(), randomAddress()]) {
+      const rows = await db()
+        .insert(webhooks)
+        .values(
+          [0, 1, 2].map((i) => ({
+            owner: wallet,
+            url: `${hanging.url}/${i}`,
+            events: ['vault.created'],
+            secret: `whsec_${Buffer.alloc(32, i).toString('base64')}`,
+          })),
+        )
+        .returning({ id: webhooks.id });
+      for (let n = 0; n < 40; n += 1) {
+        await enqueueDelivery(db(), {
+          webhookId: rows[n % 3]!.id,
+          event: 'webhook.test',
+          timestamp: new Date().toISOString(),
+          data: { n },
+        });
+      }
+    }
+    // Hanging sends outlast the test: without fair shares the owner would wait for their timeout.
+    startWorker({ WEBHOOK_TIMEOUT_MS: '60000' });
+    // Cut the hanging sends before the worker drains them (cleanups run in reverse).
+    onCleanup(() => hanging.close());
+    const caps = defaultCaps(64);
+    const held = Math.min(caps.withoutVault, 2 * caps.perWalletWithoutVault);
+    await waitFor(() => hanging.requests.length === held, {
+      message: 'the throwaway wallets filled their shares',
+    });
+    await emit(sub);
+    await waitFor(() => owned.requests.length === 1, { message: "the owner's delivery arrived" });
+    // The hanging sends still hold their slots: none finished, and no more were started.
+    assert.equal(hanging.requests.length, held);
+    const finished = await storage.storage.rows<{ n: number }>(
+      sql`select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+        where d.webhook_id <> ${sub.webhook.id}::uuid`,
+    );
+    assert.equal(finished[0]!.n, 0);
   });
 });

@@ -1,4 +1,4 @@
-// #region readme-auth-helper (README.md "Authenticating requests" shows this code; auth.test.ts keeps them equal)
+// #region readme-auth-helper (docs/AUTH.md "Signing requests in code" shows this code; auth.test.ts keeps them equal)
 // vaultkeeper-auth.ts: sign Vaultkeeper requests the way a wallet does (ed25519 over the UTF-8 message).
 import { getBase58Decoder } from '@solana/kit';
 
@@ -101,7 +101,7 @@ export interface TestWallet extends MessageSigner {
   sign(message: Uint8Array | string): Uint8Array;
   /**
    * The three wallet-auth headers for one request: a fresh message unless `message` or `timestampMs`
-   * is given, X-Message in the given form (percent-encoded by default, as the README helper sends it).
+   * is given, X-Message in the given form (percent-encoded by default, as the docs/AUTH.md helper sends it).
    * With `request`, the message is bound to that request; without it, it is the unbound two lines.
    */
   authHeaders(options?: {

@@ -7,6 +7,9 @@ import type {
   ActionPostRequest,
   ActionsJson,
   ActionTransaction,
+  Approval,
+  ApprovalQuery,
+  ApprovalWaitOptions,
   CompletedAction,
   ConfirmRejectBody,
   Override,
@@ -130,10 +133,44 @@ function decisionRoutes(t: Transport) {
 /** The request and the deciding wallet, in one object: `{ ...override, account }` or `{ vault, nonce, transfer, account }`. */
 export type ApprovalInput<Extra = object> = ApprovalRequest & { account: string } & Extra;
 
+/** The longest the service holds one request (its waitMs maximum). */
+const MAX_HOLD_MS = 50_000;
+
+/** What an agent holds after a block: waiting for the owner's decision on its transfer. */
+function agentMethods(t: Transport) {
+  const read = ({ vault, signature }: ApprovalQuery, waitMs: number, o: CallOptions) =>
+    t.request<Approval>({
+      method: 'GET',
+      path: `/api/vaults/${seg(vault)}/approvals/${seg(signature)}`,
+      query: { waitMs: waitMs > 0 ? waitMs : undefined },
+      ...o,
+    });
+  return {
+    /** The approval the blocked transfer with this signature asked for, as of now. */
+    get: (query: ApprovalQuery, o: CallOptions = {}) => read(query, 0, o),
+    /**
+     * Resolves once the owner decided (approved, executed, rejected) or the request expired, or with
+     * `pending` when `timeoutMs` (default 60 s) passes; `none` at once for a transfer that asked for
+     * no approval. The service holds each request until something changes, so waiting costs about one
+     * request a minute, and the answer comes within a second of the decision.
+     */
+    wait: async ({ timeoutMs = 60_000, signal, ...query }: ApprovalWaitOptions): Promise<Approval> => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const left = Math.max(0, deadline - Date.now());
+        const approval = await read(query, Math.min(left, MAX_HOLD_MS), { signal });
+        const unseen = approval.status === 'none' && approval.amount === null;
+        if ((approval.status !== 'pending' && !unseen) || Date.now() >= deadline) return approval;
+      }
+    },
+  };
+}
+
 /** Deciding on one approval request: see what approving signs, approve, confirm, or reject. */
 export function approvalMethods(t: Transport) {
   const routes = decisionRoutes(t);
   return {
+    ...agentMethods(t),
     /**
      * The approve transaction for `account` (the vault authority), simulated: instructions, compute
      * units, fees and balance changes, or why it would fail (`simulationError`). Nothing is signed.

@@ -9,6 +9,7 @@ import {
   type TransportOptions,
 } from './transport.js';
 import type {
+  AlertSettings,
   Analytics,
   AnalyticsQuery,
   ApiKeyList,
@@ -28,6 +29,9 @@ import type {
   OverrideListQuery,
   PageQuery,
   Pagination,
+  PendingOverrideQuery,
+  PolicyPreview,
+  PolicyPreviewRequest,
   Realtime,
   RealtimeQuery,
   RecoverBody,
@@ -127,12 +131,37 @@ function vaultMethods(t: Transport) {
     /** What the vault's agent may still send, until when, and the owner's open approvals; read from the chain. */
     budget: (vault: string, o: CallOptions = {}) =>
       t.request<Budget>({ method: 'GET', path: `/api/vaults/${seg(vault)}/budget`, ...o }),
+    /** The vault's alert settings (owner only). */
+    alerts: (addressOrId: string, o: CallOptions = {}) =>
+      t.request<AlertSettings>({
+        method: 'GET',
+        path: `/api/vaults/${seg(addressOrId)}/alerts`,
+        auth: 'required',
+        ...o,
+      }),
+    /** Changes the given alert settings (owner only); answers all of them. */
+    updateAlerts: (addressOrId: string, body: Partial<AlertSettings>, o: CallOptions = {}) =>
+      t.request<AlertSettings>({
+        method: 'PUT',
+        path: `/api/vaults/${seg(addressOrId)}/alerts`,
+        body,
+        auth: 'required',
+        ...o,
+      }),
     /** Whether the program would let this transfer through now, and if not why (costs no transaction). */
     check: (vault: string, { destination, amount, agent }: TransferCheckQuery, o: CallOptions = {}) =>
       t.request<TransferCheck>({
         method: 'GET',
         path: `/api/vaults/${seg(vault)}/check`,
         query: { destination, amount: String(amount), agent },
+        ...o,
+      }),
+    /** Which of the vault's recent transfers a proposed daily limit or whitelist would change (signs nothing). */
+    policyPreview: (vault: string, body: PolicyPreviewRequest, o: CallOptions = {}) =>
+      t.request<PolicyPreview>({
+        method: 'POST',
+        path: `/api/vaults/${seg(vault)}/policy-preview`,
+        body,
         ...o,
       }),
   };
@@ -170,6 +199,14 @@ function overrideMethods(t: Transport) {
     all: (query: Walk<OverrideListQuery> = {}, o: CallOptions = {}) =>
       walk(async (page) => {
         const { overrides, pagination } = await list({ ...query, page }, o);
+        return { items: overrides, pagination };
+      }),
+    /** One page of the owner's open approvals (pending, not expired) across their vaults, newest first. */
+    pending: (query: PendingOverrideQuery, o: CallOptions = {}) => list({ ...query, status: 'pending' }, o),
+    /** Every open approval of the owner, across pages. */
+    allPending: (query: Walk<PendingOverrideQuery>, o: CallOptions = {}) =>
+      walk(async (page) => {
+        const { overrides, pagination } = await list({ ...query, status: 'pending', page }, o);
         return { items: overrides, pagination };
       }),
     get: ({ vault, nonce, transfer }: OverrideAddress, o: CallOptions = {}) =>

@@ -52,7 +52,7 @@ export type AuthMode = 'required' | 'wallet' | 'optional' | 'none';
 export type Query = object;
 
 export interface RequestSpec extends CallOptions {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   query?: Query | undefined;
   body?: unknown;

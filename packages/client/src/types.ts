@@ -149,7 +149,14 @@ export interface OverrideList {
 
 export interface OverrideListQuery extends PageQuery {
   vault?: string;
+  /** Only overrides of the vaults this wallet owns; with `status: 'pending'`, only those not yet expired. */
+  owner?: string;
   status?: 'pending' | 'approved' | 'rejected' | 'executed';
+}
+
+/** An owner's open approvals: every pending, unexpired override across the vaults `owner` owns. */
+export interface PendingOverrideQuery extends PageQuery {
+  owner: string;
 }
 
 export interface AnalyticsQuery {
@@ -262,9 +269,58 @@ export interface TransferCheck {
   asOf: string;
 }
 
+/** A proposed policy to replay against the vault's recent transfers (POST /api/vaults/:address/policy-preview). */
+export interface PolicyPreviewRequest {
+  /** The proposed daily limit in lamports: a safe integer or a decimal string, 1..2^64-1. */
+  dailyLimit?: string | number;
+  /** The proposed whitelist, whole (at most 20 addresses); [] = any destination. */
+  whitelist?: string[];
+  /** Start of the replayed period (ISO 8601); default 30 days back, at most 90. */
+  since?: string;
+}
+
+export interface PolicyPreviewChange {
+  signature: string | null;
+  timestamp: string;
+  destination: string;
+  amount: string;
+  /** What the program did. */
+  was: 'executed' | 'blocked';
+  wasReason: 'not_whitelisted' | 'exceeded_daily_limit' | 'insufficient_funds' | null;
+  /** What it would do under the proposal. */
+  would: 'executed' | 'blocked';
+  wouldReason: 'not_whitelisted' | 'exceeded_daily_limit' | 'insufficient_funds' | null;
+}
+
+/** The replay of a proposed policy: a summary and the transfers whose outcome would differ. */
+export interface PolicyPreview {
+  vault: string;
+  period: { start: string; end: string };
+  current: { dailyLimit: string; whitelist: string[] };
+  proposed: { dailyLimit: string; whitelist: string[] };
+  summary: {
+    attempts: number;
+    newlyBlocked: number;
+    newlyAllowed: number;
+    newlyBlockedVolume: string;
+    newlyAllowedVolume: string;
+    blockedUnderProposal: number;
+    executedUnderProposal: number;
+  };
+  /** Oldest first, at most 100. */
+  changes: PolicyPreviewChange[];
+  /** True when more than 100 transfers would change. */
+  truncated: boolean;
+}
+
+/** json: the signed envelope; slack, discord, telegram: that platform's own message body (unsigned). */
+export type WebhookFormat = 'json' | 'slack' | 'discord' | 'telegram';
+
 export interface WebhookSubscription {
   id: string;
+  /** A chat destination shows only its origin and last 4 characters (its URL holds a secret). */
   url: string;
+  format: WebhookFormat;
   events: string[];
   /** Vault address; null = every vault of the owner. */
   vault: string | null;
@@ -287,8 +343,10 @@ export interface WebhookList {
 }
 
 export interface CreateWebhookBody {
-  /** https:// receiver, or mailto:address when the service sends e-mail. */
+  /** https:// receiver, a Slack, Discord or Telegram webhook URL, or mailto:address when the service sends e-mail. */
   url: string;
+  /** Omitted: detected from the URL (Slack, Discord, Telegram), else json. */
+  format?: WebhookFormat;
   events: WebhookEventName[];
   /** Vault address; omitted = every vault the caller owns, now and later. */
   vault?: string;
@@ -296,6 +354,8 @@ export interface CreateWebhookBody {
 
 export interface UpdateWebhookBody {
   url?: string;
+  /** Omitted with a new url: detected from it; omitted without one: unchanged. */
+  format?: WebhookFormat;
   events?: WebhookEventName[];
   /** True re-enables a disabled subscription. */
   active?: boolean;
@@ -316,8 +376,12 @@ export interface RecoverBody {
 }
 
 export interface Recovered {
-  /** How many deliveries were queued to be sent again now. */
+  /** How many deliveries were queued to be sent again now (oldest first, at most 100 a call). */
   requeued: number;
+  /** Failing deliveries since then left for another call, once the cooldown has passed. */
+  remaining: number;
+  /** Seconds before this subscription may be recovered again (0 when nothing was queued). */
+  cooldownSeconds: number;
 }
 
 export interface DeliveryAttempt {
@@ -492,20 +556,63 @@ export interface CompletedAction {
   label: string;
 }
 
+/** What became of the approval request a blocked transfer asked for (GET /api/vaults/:address/approvals/:signature). */
+export interface Approval {
+  /**
+   * pending: the owner has not decided; approved / executed: let through (executed: the transfer was
+   * sent); rejected; expired: pending past expiresAt; none: no request for this transfer (not blocked,
+   * blocked for funds, or not seen by the service yet).
+   */
+  status: 'pending' | 'approved' | 'rejected' | 'executed' | 'expired' | 'none';
+  /** The override nonce; null when status is none. */
+  nonce: string | null;
+  /** Lamports; null when the transfer is unknown. */
+  amount: string | null;
+  destination: string | null;
+  expiresAt: string | null;
+  /** The request's Blink: share it (or approvalUrl) with the owner. */
+  blinkUrl: string | null;
+  /** The approval page for a plain browser. */
+  approvalUrl: string | null;
+}
+
+/** A blocked transfer by its vault and its transaction signature (what the agent holds after a block). */
+export interface ApprovalQuery {
+  vault: string;
+  signature: string;
+}
+
+export interface ApprovalWaitOptions extends ApprovalQuery {
+  /** Give up after this long and resolve with the pending approval (default 60 000). */
+  timeoutMs?: number | undefined;
+  /** Stops waiting: the promise rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
+}
+
+/** A vault's alert settings (GET/PUT /api/vaults/:address/alerts). */
+export interface AlertSettings {
+  /** Percentages of the daily limit (1..100, at most 5, distinct); [] turns budget alerts off. */
+  budgetThresholds: number[];
+  /** More attempts than maxTransfers within windowSeconds sends agent.velocity; null: off. */
+  velocity: { windowSeconds: number; maxTransfers: number } | null;
+  /** override.expiring is sent when a pending override has at most this many minutes left (1..59). */
+  expiryWarningMinutes: number;
+}
+
 /** One event of the live feed (GET /api/events/stream). */
 export interface FeedEvent {
   /** Increasing; resume after it with Last-Event-ID. */
   id: number;
   /** The event's name, in the webhooks' vocabulary (`transaction.executed`, …). */
   name: FeedEventName;
-  /** The vault program's own name for it (`WhitelistUpdated`, …; `Unknown` when not decoded). */
-  programEvent: string;
+  /** The vault program's own name for it (`WhitelistUpdated`, …; `Unknown` when not decoded); null for alerts. */
+  programEvent: string | null;
   /** The vault it concerns, when it concerns one. */
   vault: string | null;
-  /** The Solana transaction that emitted it. */
-  signature: string;
+  /** The Solana transaction that emitted it (for an alert: the one that caused it; null for expiry alerts). */
+  signature: string | null;
   eventIndex: number;
-  slot: number;
+  slot: number | null;
   blockTime: string | null;
   instruction: string | null;
   /** The event's fields. */

@@ -12,7 +12,21 @@ export const WEBHOOK_EVENTS = [
   'vault.paused',
   'vault.resumed',
   'policy.updated',
+  'budget.threshold',
+  'agent.velocity',
+  'override.expiring',
+  'override.expired',
 ] as const;
+
+/** The alerts among them: the service derives these from what it ingested (no program event of their own). */
+export const ALERT_EVENTS = [
+  'budget.threshold',
+  'agent.velocity',
+  'override.expiring',
+  'override.expired',
+] as const;
+
+export type AlertEventName = (typeof ALERT_EVENTS)[number];
 
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
 
@@ -30,6 +44,7 @@ export function isWebhookEventName(name: string): name is WebhookEventName {
 /**
  * Names the live feed gives events: the same words as webhooks for every event the chain emits, the
  * program's fee events, and `program.unknown` for an event the service could not decode.
+ * The alerts carry no program event: their `programEvent` is null.
  * (`override.executed` and `override.rejected` are webhook-only: the first arrives on the feed as the
  * `transaction.executed` it comes with, the second happens off-chain.)
  */
@@ -45,6 +60,7 @@ export const FEED_EVENTS = [
   'treasury.initialized',
   'fees.withdrawn',
   'program.unknown',
+  ...ALERT_EVENTS,
 ] as const;
 
 export type FeedEventName = (typeof FEED_EVENTS)[number];

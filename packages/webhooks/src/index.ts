@@ -5,6 +5,8 @@ import type { BlockReason, Override, Transaction, Vault } from './resources.js';
 import { splitSignature, standardKeyText, standardSignedText } from './wire-format.js';
 
 export {
+  ALERT_EVENTS,
+  type AlertEventName,
   type DeliveredEventName,
   FEED_EVENTS,
   type FeedEventName,
@@ -23,7 +25,7 @@ export {
   WEBHOOK_SECRET_PREFIX,
 } from './wire-format.js';
 
-/** The `data` of each event (README, Webhooks → Events), keyed by every name a delivery can carry. */
+/** The `data` of each event (docs/WEBHOOKS.md, Events), keyed by every name a delivery can carry. */
 export interface WebhookEventData {
   'transaction.blocked': {
     vault: string;
@@ -43,7 +45,39 @@ export interface WebhookEventData {
   'vault.paused': Vault & { vault: string };
   'vault.resumed': Vault & { vault: string };
   'policy.updated': { vault: string; dailyLimit: string; whitelistCount: number; agentSigner: string };
+  'budget.threshold': BudgetThreshold;
+  'agent.velocity': AgentVelocity;
+  'override.expiring': Override & { minutesLeft: number };
+  'override.expired': Override;
   'webhook.test': { webhook: string; vault: string | null; message: string };
+}
+
+/** An executed transfer took the window's spending to `threshold` % of the daily limit or beyond. */
+export interface BudgetThreshold {
+  vault: string;
+  /** The percentage crossed (1..100). */
+  threshold: number;
+  /** As the chain had them after the transfer (lamports). */
+  dailyLimit: string;
+  spentToday: string;
+  remaining: string;
+  /** The window (the program's `last_reset`) and when it ends. */
+  windowStart: string;
+  resetsAt: string;
+  /** The transfer that crossed it. */
+  signature: string;
+}
+
+/** More transfer attempts (executed and blocked) within `windowSeconds` than `maxTransfers`. */
+export interface AgentVelocity {
+  vault: string;
+  agentSigner: string;
+  windowSeconds: number;
+  maxTransfers: number;
+  /** Attempts counted in the window that ends at the attempt that tripped the alert. */
+  count: number;
+  /** Block time of the oldest attempt counted. */
+  since: string;
 }
 
 /** One delivered event; narrow on `event` to get its `data`. */

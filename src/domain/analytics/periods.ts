@@ -5,7 +5,7 @@ export const DAY_MS = 86_400_000;
 export const GROUP_BY = ['day', 'week', 'month'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
-/** Longest range a request may ask for (README, Analytics). */
+/** Longest range a request may ask for (docs/API.md, Analytics). */
 export const MAX_RANGE_DAYS = 1096;
 export const DEFAULT_RANGE_DAYS = 30;
 

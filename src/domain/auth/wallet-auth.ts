@@ -8,7 +8,7 @@ import { decodeBase58, publicKeyOf, verifyEd25519 } from '../../lib/ed25519.js';
 import { createReplayGuard } from './replay-guard.js';
 import type { ClaimStore } from './replay-guard-store.js';
 
-/** How far ahead of our clock a timestamp may be (README, Authenticating requests). */
+/** How far ahead of our clock a timestamp may be (docs/AUTH.md). */
 const FUTURE_SKEW_MS = 60_000;
 /** Replay markers outlive the acceptance window by this much, covering clock differences between instances. */
 const REPLAY_MARGIN_SECONDS = 60;

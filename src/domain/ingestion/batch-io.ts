@@ -1,6 +1,7 @@
 // What one batch's projection reads (state, chain reads, links) and what it produces (rows aside): the
 // handlers' toolkit and the row helpers both speak these.
 import type { SolanaCluster } from '../../config.js';
+import type { AttemptFact, SpendFact } from '../alerts/ingestion-alerts.js';
 import type { OutboxEvent } from '../webhooks/outbox.js';
 import type { BatchState } from './batch-state.js';
 import type { OverrideAccountState, VaultAccountRead } from './types.js';
@@ -34,4 +35,7 @@ export interface ProjectionOutput {
   /** Addresses of vaults whose cached reads are now stale. */
   touchedVaults: Set<string>;
   warnings: IngestionWarning[];
+  /** Executed transfers and every transfer attempt: what the alerts are derived from. */
+  spends: SpendFact[];
+  attempts: AttemptFact[];
 }

@@ -1,4 +1,4 @@
-// Webhook `data` objects (docs/BEHAVIOUR.md, Webhook payloads), built at enqueue time from the projected rows with the
+// Webhook `data` objects (docs/WEBHOOKS.md, Events), built at enqueue time from the projected rows with the
 // read API's own serializers, so a webhook shows a resource exactly as the API does.
 import type { SolanaCluster } from '../../config.js';
 import type { OverrideRow, TransactionRow } from '../../storage/schema/index.js';

@@ -1,4 +1,4 @@
-// What each event does (docs/BEHAVIOUR.md) to the projections: one projection per event kind. Not
+// What each event does (docs/OPERATIONS.md, What each program event does) to the projections: one projection per event kind. Not
 // pure: a batch of decoded transactions, oldest first, is folded into the loaded rows of the batch
 // state it is given (changed in place, every change through the transaction context, so the caller
 // can write the dirty ones), and the webhooks, Blinks and dirty metric days are returned.
@@ -32,6 +32,8 @@ export function projectBatch(batch: readonly ChainTransaction[], input: Projecti
     webhooks: [],
     touchedVaults: new Set(),
     warnings: [],
+    spends: [],
+    attempts: [],
   };
   for (const tx of batch) {
     const ctx = createTransactionContext(tx, input, out);
@@ -93,6 +95,7 @@ function projectExecuted(ctx: TransactionContext, event: EventOf<'TransactionExe
         });
   const payload = buildTransactionPayload(executed.row, v.row.address, ctx.links);
   ctx.enqueue('transaction.executed', v, event.index, payload);
+  ctx.recordSpend(v, d.amount, d.spentToday);
   if (o !== undefined) {
     o.row.status = 'executed';
     o.row.executedAt = ctx.at;
@@ -134,6 +137,7 @@ function projectBlocked(ctx: TransactionContext, event: EventOf<'TransactionBloc
   const links = o === undefined ? null : ctx.overrideLinks(o);
   const payload = buildBlockedPayload(blocked.row, v.row.address, links, ctx.tx.signature);
   ctx.enqueue('transaction.blocked', v, event.index, payload);
+  ctx.recordAttempt(v);
 }
 
 function projectOverrideCreated(ctx: TransactionContext, event: EventOf<'OverrideCreated'>) {

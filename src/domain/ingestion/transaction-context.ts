@@ -49,6 +49,8 @@ export function createTransactionContext(
     /** An approval request was made for this signature's blocked transfer (the program fails at the first). */
     requestedHere: false,
     warn: warn.bind(null, scope),
+    recordSpend: recordSpend.bind(null, scope),
+    recordAttempt: recordAttempt.bind(null, scope),
     markDay: markDay.bind(null, scope),
     enqueue: enqueue.bind(null, scope),
     applyFields: applyFields.bind(null, scope),
@@ -75,6 +77,38 @@ export function createTransactionContext(
 
 function warn(scope: Scope, kind: IngestionWarning['kind'], detail: string): void {
   scope.out.warnings.push({ kind, signature: scope.tx.signature, detail });
+}
+
+/** A transfer attempt (executed or blocked), for the velocity alerts. */
+function recordAttempt(scope: Scope, v: VaultState): void {
+  const { row } = v;
+  scope.out.attempts.push({
+    vaultId: row.id,
+    vault: row.address,
+    authority: row.authority,
+    agentSigner: row.agentSigner,
+    signature: scope.tx.signature,
+    slot: scope.tx.slot,
+    at: scope.at,
+  });
+}
+
+/** An executed transfer and the window's spending after it, for the budget alerts (and an attempt). */
+function recordSpend(scope: Scope, v: VaultState, amount: bigint, spentToday: bigint): void {
+  const { row } = v;
+  scope.out.spends.push({
+    vaultId: row.id,
+    vault: row.address,
+    authority: row.authority,
+    signature: scope.tx.signature,
+    slot: scope.tx.slot,
+    at: scope.at,
+    amount,
+    spentToday,
+    dailyLimit: row.dailyLimit,
+    lastReset: row.lastReset,
+  });
+  recordAttempt(scope, v);
 }
 
 function touch(scope: Scope, v: VaultState): void {

@@ -9,6 +9,7 @@ import {
   overrides,
   vaults,
 } from '../../storage/schema/index.js';
+import { writeIngestionAlerts } from '../alerts/ingestion-alerts.js';
 import { type DestinationMark, markDestinationsDirty } from '../analytics/metrics-dirty.js';
 import { recordTransactionStats } from '../vaults/vault-stats.js';
 import { enqueueWebhookEvent } from '../webhooks/outbox.js';
@@ -25,6 +26,7 @@ export async function writeProjections(tx: Tx, state: BatchState, out: Projectio
   await writeDirtyDays(tx, out);
   await writeDirtyDestinations(tx, state);
   await writeWebhooks(tx, out);
+  await writeIngestionAlerts(tx, out.spends, out.attempts);
 }
 
 async function writeVaults(tx: Tx, state: BatchState): Promise<void> {

@@ -1,7 +1,7 @@
 // The live feed names events as webhooks do: the program's event names mapped onto the one vocabulary.
-import type { FeedEventName } from '@vaultkeeper/webhooks';
+import { ALERT_EVENTS, type AlertEventName, type FeedEventName } from '@vaultkeeper/webhooks';
 
-/** Every event the vault program emits, by its own name (README, Live feed, lists the pairs). */
+/** Every event the vault program emits, by its own name (docs/API.md, Live feed, lists the pairs). */
 const FEED_NAME_BY_PROGRAM_EVENT: Readonly<Record<string, FeedEventName>> = {
   VaultCreated: 'vault.created',
   VaultInitialized: 'vault.created',
@@ -27,3 +27,8 @@ export function toFeedEventName(programEvent: string): FeedEventName {
 
 /** The program's names the feed knows: a test holds them equal to the program's own list. */
 export const MAPPED_PROGRAM_EVENTS = Object.keys(FEED_NAME_BY_PROGRAM_EVENT);
+
+/** An alert's feed name is its stored name (the vocabulary's own). */
+export function toAlertFeedName(name: string): FeedEventName {
+  return (ALERT_EVENTS as readonly string[]).includes(name) ? (name as AlertEventName) : 'program.unknown';
+}

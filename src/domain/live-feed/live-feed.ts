@@ -3,7 +3,7 @@
 import type { FeedEvent } from '@vaultkeeper/client';
 import { sql } from 'drizzle-orm';
 import type { Storage } from '../../storage/database.js';
-import { toFeedEventName } from './feed-event-names.js';
+import { toAlertFeedName, toFeedEventName } from './feed-event-names.js';
 
 // The event as the stream sends it is a wire format the client package defines.
 export type { FeedEvent };
@@ -12,11 +12,13 @@ type Listener = (event: FeedEvent) => void;
 
 interface EventRow {
   id: number | string;
+  /** True for an alert (alert_events), false for a program event (chain_events). */
+  alert: boolean;
   name: string;
   vault_address: string | null;
-  signature: string;
+  signature: string | null;
   event_index: number;
-  slot: number | string;
+  slot: number | string | null;
   block_time: Date | string | null;
   instruction: string | null;
   data: unknown;
@@ -24,14 +26,21 @@ interface EventRow {
 
 const PAGE = 500;
 
+/** Program events and alerts share one id sequence: the feed reads both as one ordered log. */
+const FEED_ROWS = sql`(
+  select id, false as alert, name, vault_address, signature, event_index, slot, block_time, instruction, data
+  from chain_events
+  union all
+  select id, true, name, vault_address, signature, 0, slot, at, null, data from alert_events) as f`;
+
 const toFeedEvent = (row: EventRow): FeedEvent => ({
   id: Number(row.id),
-  name: toFeedEventName(row.name),
-  programEvent: row.name,
+  name: row.alert ? toAlertFeedName(row.name) : toFeedEventName(row.name),
+  programEvent: row.alert ? null : row.name,
   vault: row.vault_address,
   signature: row.signature,
   eventIndex: row.event_index,
-  slot: Number(row.slot),
+  slot: row.slot === null ? null : Number(row.slot),
   blockTime: row.block_time === null ? null : new Date(row.block_time).toISOString(),
   instruction: row.instruction,
   data: row.data,
@@ -87,7 +96,7 @@ const writersOf = (row: WritersRow): string[] => (row.writers === null ? [] : ro
  * transactions can commit their ids out of order (the ingestor beside a `vaultkeeper backfill`):
  *
  * Every transaction that stores events takes the write lock (shared) before it draws their ids and
- * holds it until it ends (docs/BEHAVIOUR.md, Live feed). A read returns rows, then lists the lock's
+ * holds it until it ends (docs/API.md, Live feed). A read returns rows, then lists the lock's
  * holders W as the statement runs (so after its snapshot). Say it saw row k. A transaction T that
  * will still commit an id j < k drew j before k was drawn, so before the read's snapshot, and held
  * the lock from before then: at the listing T either held it (T in W) or had already ended. So once
@@ -105,7 +114,7 @@ type PageRow = (EventRow | { id: null }) & WritersRow;
 /** The newest id, then the write lock's holders. */
 async function readNewest(storage: Storage): Promise<WritersRow & { id: number | string | null }> {
   const [row] = await storage.rows<WritersRow & { id: number | string | null }>(
-    sql`select (select max(id) from chain_events) as id, ${WRITERS}`,
+    sql`select greatest((select max(id) from chain_events), (select max(id) from alert_events)) as id, ${WRITERS}`,
   );
   if (row === undefined) throw new Error('no row');
   return row;
@@ -116,8 +125,7 @@ async function readPage(storage: Storage, afterId: number): Promise<PageRow[]> {
   return storage.rows<PageRow>(sql`
     select e.*, ${WRITERS}
     from (select 1) as one left join lateral (
-      select id, name, vault_address, signature, event_index, slot, block_time, instruction, data
-      from chain_events where id > ${afterId} order by id limit ${PAGE}) as e on true
+      select * from ${FEED_ROWS} where id > ${afterId} order by id limit ${PAGE}) as e on true
     order by e.id`);
 }
 
@@ -253,8 +261,7 @@ export function createLiveFeed(deps: LiveFeedDeps) {
       limit = 1_000,
     ): Promise<FeedEvent[]> {
       const rows = await deps.storage.rows<EventRow>(sql`
-        select id, name, vault_address, signature, event_index, slot, block_time, instruction, data
-        from chain_events
+        select * from ${FEED_ROWS}
         where id > ${afterId} and id <= ${upTo} and (${vault}::text is null or vault_address = ${vault})
         order by id limit ${limit}`);
       return rows.map(toFeedEvent);

@@ -1,5 +1,5 @@
 // Public override reads: lists newest first (createdAt desc, then id) and one override by (vault, nonce).
-import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, type SQL } from 'drizzle-orm';
 import type { ReadCache } from '../../cache/read-cache.js';
 import { CACHE_TTL, CROSS_VAULT_TAG, vaultTag } from '../../cache/tags.js';
 import { AppError, validationError } from '../../errors.js';
@@ -35,6 +35,8 @@ export function overrideNotFound(vault: string, nonce: bigint, transfer: string 
 
 export interface OverrideListQuery {
   vault?: string | undefined;
+  /** Only overrides of vaults this wallet owns; with status `pending`, only those not yet expired. */
+  owner?: string | undefined;
   status?: OverrideStatus | undefined;
   page?: number | undefined;
   limit?: number | undefined;
@@ -69,21 +71,30 @@ export const overrideRecordColumns = {
   createdAt: overrides.createdAt,
 };
 
+/** The owner's open approvals: pending and not expired (an expired request can no longer be decided). */
+const isOwnersOpenList = (query: OverrideListQuery) =>
+  query.owner !== undefined && query.status === 'pending';
+
 export function createOverrideReadService(deps: OverrideReadDeps) {
   const { db, readCache, clock, publicBaseUrl } = deps;
 
   async function loadList(query: OverrideListQuery, request: PageRequest): Promise<OverrideList> {
+    const now = clock.now();
     const filters: SQL[] = [];
     if (query.vault !== undefined) {
       const vault = await findVault(db, query.vault);
       if (vault === null) throw vaultNotFound(query.vault);
       filters.push(eq(overrides.vaultId, vault.id));
     }
+    if (query.owner !== undefined) filters.push(eq(vaults.authority, query.owner));
     if (query.status !== undefined) filters.push(eq(overrides.status, query.status));
+    if (isOwnersOpenList(query)) filters.push(gt(overrides.expiresAt, now));
     const where = and(...filters);
-    const [counted] = await db.select({ total: count() }).from(overrides).where(where);
+    const counting = db.select({ total: count() }).from(overrides);
+    const [counted] = await (query.owner === undefined
+      ? counting.where(where)
+      : counting.innerJoin(vaults, eq(vaults.id, overrides.vaultId)).where(where));
     const total = counted?.total ?? 0;
-    const now = clock.now();
     const records = isPastEnd(request, total)
       ? []
       : await db
@@ -113,10 +124,15 @@ export function createOverrideReadService(deps: OverrideReadDeps) {
   }
 
   return {
-    /** Overrides newest first, optionally of one vault (unknown: VAULT_NOT_FOUND) and one status. */
+    /**
+     * Overrides newest first, optionally of one vault (unknown: VAULT_NOT_FOUND), of one owner's vaults
+     * and of one status. An owner's pending list holds only what can still be decided: it is read as of
+     * now, never from the cache (a cached page would keep requests that expired since).
+     */
     async listOverrides(query: OverrideListQuery): Promise<OverrideList> {
       const request = toPageRequest(query);
-      const key = `overrides:${query.vault ?? '*'}:${query.status ?? '*'}:${request.page}:${request.limit}`;
+      if (isOwnersOpenList(query)) return loadList(query, request);
+      const key = `overrides:${query.vault ?? '*'}:${query.owner ?? '*'}:${query.status ?? '*'}:${request.page}:${request.limit}`;
       const tags = [query.vault === undefined ? CROSS_VAULT_TAG : vaultTag(query.vault)];
       const list = await readCache.read(
         key,

@@ -1,6 +1,7 @@
 // The vault program's spending rules, stated once: the daily window, the protocol fee, and the order in
 // which an agent's transfer is refused, blocked or let through. Everything that judges a transfer (the
-// pre-flight check, the budget, the test validator's model of the program) uses these functions.
+// pre-flight check, the budget, the policy what-if's replay, the test validator's model of the program)
+// uses these functions.
 // Pure and exact: lamports and seconds are bigints, nothing goes through floating point.
 import type { BlockReason } from '../transactions/transaction-resource.js';
 
@@ -75,11 +76,45 @@ export function findBlockReason(
   balance: bigint,
   transfer: Pick<TransferRequest, 'destination' | 'amount'>,
 ): BlockReason | null {
-  if (vault.whitelist.length > 0 && !vault.whitelist.includes(transfer.destination)) return 'not_whitelisted';
-  if (spent + transfer.amount > vault.dailyLimit) return 'exceeded_daily_limit';
+  const policyBlock = findPolicyBlock(vault, spent, transfer);
+  if (policyBlock !== null) return policyBlock;
   if (balance < transfer.amount + transferFee(transfer.amount, vault.feeBasisPoints))
     return 'insufficient_funds';
   return null;
+}
+
+/** Whether the whitelist lets a destination through: an empty whitelist admits any destination. */
+export function isAdmitted(whitelist: readonly string[], destination: string): boolean {
+  return whitelist.length === 0 || whitelist.includes(destination);
+}
+
+/**
+ * The owner's policy alone, in the program's order: the whitelist, then the daily limit against what the
+ * window has spent. These are the blocks an owner can approve. `admitted` is isAdmitted's answer.
+ */
+export function policyBlock(
+  admitted: boolean,
+  dailyLimit: bigint,
+  spent: bigint,
+  amount: bigint,
+): 'not_whitelisted' | 'exceeded_daily_limit' | null {
+  if (!admitted) return 'not_whitelisted';
+  if (spent + amount > dailyLimit) return 'exceeded_daily_limit';
+  return null;
+}
+
+/** policyBlock for a vault's whitelist and limit. */
+export function findPolicyBlock(
+  vault: Pick<VaultPolicy, 'whitelist' | 'dailyLimit'>,
+  spent: bigint,
+  transfer: Pick<TransferRequest, 'destination' | 'amount'>,
+): 'not_whitelisted' | 'exceeded_daily_limit' | null {
+  return policyBlock(
+    isAdmitted(vault.whitelist, transfer.destination),
+    vault.dailyLimit,
+    spent,
+    transfer.amount,
+  );
 }
 
 /** Blocks for the whitelist or the limit announce an override the owner can approve; one for funds does not. */

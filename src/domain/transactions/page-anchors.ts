@@ -1,4 +1,4 @@
-// Keyset anchors of the transaction lists (docs/BEHAVIOUR.md, Pagination): the key (timestamp, id)
+// Keyset anchors of the transaction lists (docs/API.md, Pagination): the key (timestamp, id)
 // of the last row before a list position, remembered from pages already read, so page N seeks from
 // the nearest anchor instead of skipping (N-1) × limit rows with OFFSET. An anchor holds only while
 // the list is unchanged: each list remembers the vault counters (its stamp) its anchors were read

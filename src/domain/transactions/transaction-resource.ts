@@ -55,7 +55,7 @@ export type TransactionResource = Static<typeof TransactionResource>;
 
 /**
  * The detail (GET /api/transactions/:key, by signature or by a list item's id): the list item plus the
- * signature of the Solana transaction it came from and its explorerUrl. docs/BEHAVIOUR.md, Formats.
+ * signature of the Solana transaction it came from and its explorerUrl. docs/API.md, Formats.
  */
 export const TransactionDetail = Type.Object(
   {
@@ -90,7 +90,7 @@ function buildExplorerUrl(signature: string, cluster: SolanaCluster): string {
 
 /**
  * A list item (and the `transaction.*` webhook object): signature null for blocked and pending items
- * (docs/BEHAVIOUR.md, Formats). Fields that do not apply are left out, not null; blockReason is null unless blocked.
+ * (docs/API.md, Formats). Fields that do not apply are left out, not null; blockReason is null unless blocked.
  */
 export function toTransactionResource(
   record: TransactionRecord,

@@ -11,6 +11,13 @@ import {
   webhookDeliveries,
 } from '../../storage/schema/index.js';
 import { DAY_MS, dayStartMs, parseDateInput } from '../analytics/periods.js';
+import {
+  assertRecoverAllowed,
+  assertTestAllowed,
+  markRecovered,
+  RECOVER_COOLDOWN_MS,
+  RECOVER_MAX_PER_CALL,
+} from './delivery-limits.js';
 import { enqueueDelivery, notifyDeliveryWorkers } from './outbox.js';
 import { TEST_EVENT } from './webhook-events.js';
 import type { Delivery, DeliveryAttempt, DeliveryPayload } from './webhook-resource.js';
@@ -26,7 +33,7 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
   return {
     listDeliveries: (owner: string, webhookId: string, query: DeliveryQuery) =>
       listDeliveries(deps, owner, webhookId, query),
-    /** Enqueues a `webhook.test` delivery, sent and retried like any other. */
+    /** Enqueues a `webhook.test` delivery, sent and retried like any other; a few per window. */
     sendTestEvent: (owner: string, webhookId: string) => sendTestEvent(deps, owner, webhookId),
     /**
      * Sends a delivery again now, whatever its status: one more attempt once its schedule is spent.
@@ -35,8 +42,10 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
     retryDelivery: (owner: string, webhookId: string, deliveryId: string) =>
       retryDelivery(deps, owner, webhookId, deliveryId),
     /**
-     * Sends again now every delivery created since `since` (at most 14 days back) whose last attempt
-     * failed, retrying or exhausted; ones being sent at this moment are left to finish.
+     * Sends again now the deliveries created since `since` (at most 14 days back) whose last attempt
+     * failed, retrying or exhausted, oldest first and at most RECOVER_MAX_PER_CALL of them; ones being
+     * sent at this moment are left to finish. A call that queued some starts a RECOVER_COOLDOWN_MS
+     * cooldown for the subscription (429 until it ends).
      */
     recoverDeliveries: (owner: string, webhookId: string, input: { since: string }) =>
       recoverDeliveries(deps, owner, webhookId, input),
@@ -88,26 +97,44 @@ async function recoverDeliveries(
   owner: string,
   webhookId: string,
   input: { since: string },
-): Promise<{ requeued: number }> {
+): Promise<{ requeued: number; remaining: number; cooldownSeconds: number }> {
   const { db, clock } = deps;
   const webhook = await deps.webhooks.findOwned(owner, webhookId);
   const now = clock.now();
   const since = parseSince(input.since, now);
   assertActive(webhook);
-  const requeued = await db
-    .update(webhookDeliveries)
-    .set({ status: 'pending', nextAttemptAt: now, completedAt: null })
-    .where(
-      and(
-        eq(webhookDeliveries.webhookId, webhookId),
-        gte(webhookDeliveries.createdAt, since),
-        lastAttemptFailed(),
-        notInFlight(now),
-      ),
-    )
-    .returning({ id: webhookDeliveries.id });
-  if (requeued.length > 0) await notifyDeliveryWorkers(db);
-  return { requeued: requeued.length };
+  const failing = and(
+    eq(webhookDeliveries.webhookId, webhookId),
+    gte(webhookDeliveries.createdAt, since),
+    lastAttemptFailed(),
+    notInFlight(now),
+    notDueYet(now),
+  );
+  const result = await db.transaction(async (tx) => {
+    await assertRecoverAllowed(tx, webhookId, now);
+    const batch = tx
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(failing)
+      .orderBy(webhookDeliveries.createdAt, webhookDeliveries.id)
+      .limit(RECOVER_MAX_PER_CALL);
+    const requeued = await tx
+      .update(webhookDeliveries)
+      .set({ status: 'pending', nextAttemptAt: now, completedAt: null })
+      .where(inArray(webhookDeliveries.id, batch))
+      .returning({ id: webhookDeliveries.id });
+    if (requeued.length === 0) return { requeued: 0, remaining: 0 };
+    await markRecovered(tx, webhookId, now);
+    await notifyDeliveryWorkers(tx);
+    const [left] = await tx.select({ n: count() }).from(webhookDeliveries).where(failing);
+    return { requeued: requeued.length, remaining: left?.n ?? 0 };
+  });
+  return { ...result, cooldownSeconds: result.requeued === 0 ? 0 : RECOVER_COOLDOWN_MS / 1000 };
+}
+
+/** Not already waiting to be sent now (a previous recover, or a retry whose time has come). */
+function notDueYet(now: Date) {
+  return sql`not (${webhookDeliveries.status} = 'pending' and ${webhookDeliveries.nextAttemptAt} <= ${now.toISOString()}::timestamptz)`;
 }
 
 function parseSince(value: string, now: Date): Date {
@@ -125,15 +152,19 @@ async function sendTestEvent(deps: DeliveryServiceDeps, owner: string, webhookId
   const { db, clock } = deps;
   const webhook = await deps.webhooks.findOwned(owner, webhookId);
   assertActive(webhook);
-  const id = await enqueueDelivery(db, {
-    webhookId,
-    event: TEST_EVENT,
-    timestamp: clock.now().toISOString(),
-    data: {
-      webhook: webhookId,
-      vault: webhook.vaultAddress,
-      message: 'This is a test event from Vaultkeeper.',
-    },
+  const now = clock.now();
+  const id = await db.transaction(async (tx) => {
+    await assertTestAllowed(tx, webhookId, now);
+    return enqueueDelivery(tx, {
+      webhookId,
+      event: TEST_EVENT,
+      timestamp: now.toISOString(),
+      data: {
+        webhook: webhookId,
+        vault: webhook.vaultAddress,
+        message: 'This is a test event from Vaultkeeper.',
+      },
+    });
   });
   return (await withAttempts(db, [await findDelivery(db, webhookId, id)]))[0]!;
 }

@@ -1,4 +1,4 @@
-// Webhook signing secrets at rest: AES-256-GCM under a key ring. Values stored before a key was set
+// Webhook signing secrets (and chat destinations' URLs) at rest: AES-256-GCM under a key ring. Values stored before a key was set
 // (plain `whsec_…`) still read, and are sealed when the worker re-encrypts at start.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, isNotNull, isNull, notLike, or } from 'drizzle-orm';
@@ -71,7 +71,7 @@ export function createSecretBox(ring: SecretKeyRing | null): SecretBox {
 const RESEAL_BATCH = 500;
 
 /**
- * Seals every stored secret not yet under the current key (plaintext rows, or rows of a previous
+ * Seals every stored secret and chat URL not yet under the current key (plaintext rows, or rows of a previous
  * key); the delivery worker runs it at start. Only those rows are read (after a rotation, or none).
  * Each row is swapped only if unchanged meanwhile.
  */
@@ -82,29 +82,40 @@ export async function resealWebhookSecrets(db: Database, box: SecretBox): Promis
   const stale = or(
     notLike(webhooks.secret, `${prefix}%`),
     and(isNotNull(webhooks.previousSecret), notLike(webhooks.previousSecret, `${prefix}%`)),
+    and(isNotNull(webhooks.sealedUrl), notLike(webhooks.sealedUrl, `${prefix}%`)),
   );
   let resealed = 0;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     const rows = await db
-      .select({ id: webhooks.id, secret: webhooks.secret, previousSecret: webhooks.previousSecret })
+      .select({
+        id: webhooks.id,
+        secret: webhooks.secret,
+        previousSecret: webhooks.previousSecret,
+        sealedUrl: webhooks.sealedUrl,
+      })
       .from(webhooks)
       .where(and(gt(webhooks.id, after), stale))
       .orderBy(asc(webhooks.id))
       .limit(RESEAL_BATCH);
     for (const row of rows) {
       const stalePrevious = row.previousSecret !== null && box.isStale(row.previousSecret);
-      if (!box.isStale(row.secret) && !stalePrevious) continue;
+      const staleUrl = row.sealedUrl !== null && box.isStale(row.sealedUrl);
+      if (!box.isStale(row.secret) && !stalePrevious && !staleUrl) continue;
       const changes = {
         secret: box.seal(box.open(row.secret)),
         ...(stalePrevious ? { previousSecret: box.seal(box.open(row.previousSecret!)) } : {}),
+        ...(staleUrl ? { sealedUrl: box.seal(box.open(row.sealedUrl!)) } : {}),
       };
+      const sameOrNull = (
+        column: typeof webhooks.sealedUrl | typeof webhooks.previousSecret,
+        value: string | null,
+      ) => (value === null ? isNull(column) : eq(column, value));
       const unchanged = and(
         eq(webhooks.id, row.id),
         eq(webhooks.secret, row.secret),
-        row.previousSecret === null
-          ? isNull(webhooks.previousSecret)
-          : eq(webhooks.previousSecret, row.previousSecret),
+        sameOrNull(webhooks.previousSecret, row.previousSecret),
+        sameOrNull(webhooks.sealedUrl, row.sealedUrl),
       );
       const updated = await db.update(webhooks).set(changes).where(unchanged).returning({ id: webhooks.id });
       resealed += updated.length;

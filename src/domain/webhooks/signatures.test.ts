@@ -43,7 +43,7 @@ describe('webhook signatures', () => {
     assert.equal(headers['content-type'], 'application/json');
   });
 
-  it('is accepted by the standardwebhooks library and by the README example', () => {
+  it('is accepted by the standardwebhooks library and by the docs/WEBHOOKS.md example', () => {
     const secret = generateWebhookSecret();
     const { body, headers } = buildSignedDelivery({
       deliveryId: 'msg_1',
@@ -98,15 +98,15 @@ describe('webhook signatures', () => {
     assert.equal(activePreviousSecret(null, null, now), null);
   });
 
-  it('is the example the README quotes, verbatim', () => {
+  it('is the example docs/WEBHOOKS.md quotes, verbatim', () => {
     const example = readFileSync(
       new URL('../../../docs/examples/verify-webhook.mjs', import.meta.url),
       'utf8',
     );
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const guide = readFileSync(new URL('../../../docs/WEBHOOKS.md', import.meta.url), 'utf8');
     assert.ok(
-      readme.includes(`\`\`\`js\n${example.trimEnd()}\n\`\`\``),
-      'README.md quotes an outdated receiver example',
+      guide.includes(`\`\`\`js\n${example.trimEnd()}\n\`\`\``),
+      'docs/WEBHOOKS.md quotes an outdated receiver example',
     );
   });
 });

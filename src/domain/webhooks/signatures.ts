@@ -1,4 +1,4 @@
-// The two signature schemes of a delivery (docs/BEHAVIOUR.md, Webhook payloads and signatures): the Vaultkeeper hex HMAC and Standard Webhooks.
+// The two signature schemes of a delivery (docs/WEBHOOKS.md, What a delivery looks like): the Vaultkeeper hex HMAC and Standard Webhooks.
 // The wire format (secret prefix, signed texts, the body's signature field) is @vaultkeeper/webhooks' own.
 import { createHmac, randomBytes } from 'node:crypto';
 import {

@@ -2,7 +2,7 @@
 // rotated) and a delivery with its attempts. Schemas and types in one place.
 import { type Static, Type } from 'typebox';
 import { NullableString, StringEnum, Timestamp } from '../../lib/json-schema.js';
-import { DELIVERY_STATUSES } from '../../storage/schema/webhooks.js';
+import { DELIVERY_STATUSES, WEBHOOK_FORMATS } from '../../storage/schema/webhooks.js';
 import { TEST_EVENT } from './webhook-events.js';
 
 const NullableInteger = (description?: string) =>
@@ -10,9 +10,18 @@ const NullableInteger = (description?: string) =>
 const NullableTimestamp = (description?: string) =>
   NullableString({ format: 'date-time', ...(description ? { description } : {}) });
 
+export const WebhookFormat = StringEnum(WEBHOOK_FORMATS, {
+  description:
+    'json: the signed envelope; slack, discord, telegram: that platform’s own message body (unsigned)',
+});
+
 const webhookFields = {
   id: Type.String({ format: 'uuid' }),
-  url: Type.String(),
+  url: Type.String({
+    description:
+      'the URL; a chat destination shows only its origin and last 4 characters (it holds a secret)',
+  }),
+  format: WebhookFormat,
   events: Type.Array(Type.String()),
   vault: NullableString({ description: 'vault address; null = every vault of the owner' }),
   active: Type.Boolean(),

@@ -3,25 +3,26 @@ import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { AppError, validationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { type Pagination, pageOffset, toPageRequest, toPagination } from '../../lib/pagination.js';
-import type { Database, Queryable, Tx } from '../../storage/database.js';
+import type { Database, Queryable } from '../../storage/database.js';
 import { vaults, type WebhookRow, webhooks } from '../../storage/schema/index.js';
 import { assertVaultOwner } from '../auth/ownership.js';
 import { vaultNotFound } from '../vaults/vault-reads.js';
+import { resolveFormat, toStoredDestination, type WebhookFormat } from './chat/destination.js';
 import {
   type ConfirmationMail,
   type ConfirmationMailer,
   confirmSubscription,
   createConfirmation,
   isConfirmationUsable,
-  lockKey,
 } from './confirmations.js';
 import type { SecretBox } from './secret-box.js';
 import { generateWebhookSecret } from './signatures.js';
+import { assertRoomForWebhook, hashClientKey, WEBHOOK_LIMITS } from './subscription-caps.js';
 import { mailtoAddress, parseSubscriptionUrl, type UrlPolicy } from './subscription-url.js';
 import type { WebhookEvent } from './webhook-events.js';
 import type { Webhook, WebhookWithSecret } from './webhook-resource.js';
 
-export const MAX_WEBHOOKS_PER_OWNER = 100;
+export const MAX_WEBHOOKS_PER_OWNER = WEBHOOK_LIMITS.perOwner;
 /** How long the secret before a rotation keeps signing alongside the new one. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -45,6 +46,7 @@ export function toWebhook(row: OwnedRow): Webhook {
   return {
     id: row.id,
     url: row.url,
+    format: row.format,
     events: row.events,
     vault: row.vaultAddress,
     active: row.active,
@@ -59,7 +61,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   const { db, clock } = deps;
   return {
     findOwned: (owner: string, id: string) => findOwned(db, owner, id),
-    createWebhook: (owner: string, input: NewWebhook) => createWebhook(deps, owner, input),
+    /** `clientKey`: who asked (request.clientKey), for the per-client cap; stored hashed. */
+    createWebhook: (owner: string, input: NewWebhook, clientKey?: string) =>
+      createWebhook(deps, owner, input, clientKey === undefined ? null : hashClientKey(clientKey)),
     /** Read only, for the page a confirmation link opens. */
     isConfirmationUsable: (token: string) => isConfirmationUsable(db, token, clock.now()),
     /** Uses a confirmation link; false when it cannot confirm anything (any reason). */
@@ -68,7 +72,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     listWebhooks: (owner: string, query: PageQuery) => listWebhooks(db, owner, query),
     getWebhook: async (owner: string, id: string): Promise<Webhook> =>
       toWebhook(await findOwned(db, owner, id)),
-    /** Changes url, events or active; re-enabling clears the failure record that disabled it. */
+    /** Changes url, format, events or active; re-enabling clears the failure record that disabled it. */
     updateWebhook: (owner: string, id: string, input: WebhookChange) => updateWebhook(deps, owner, id, input),
     deleteWebhook: async (owner: string, id: string): Promise<void> => {
       await findOwned(db, owner, id);
@@ -81,12 +85,14 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
 interface NewWebhook {
   url: string;
+  format?: WebhookFormat | undefined;
   events: readonly WebhookEvent[];
   vault?: string | undefined;
 }
 
 interface WebhookChange {
   url?: string | undefined;
+  format?: WebhookFormat | undefined;
   events?: readonly WebhookEvent[] | undefined;
   active?: boolean | undefined;
 }
@@ -139,21 +145,24 @@ async function createWebhook(
   deps: WebhookServiceDeps,
   owner: string,
   input: NewWebhook,
+  createdFrom: string | null,
 ): Promise<WebhookWithSecret> {
   const { db, clock } = deps;
   const url = parseSubscriptionUrl(input.url, deps.urlPolicy);
+  const destination = toStoredDestination(url, resolveFormat(url, input.format), deps.secretBox.seal);
   const vault = input.vault === undefined ? null : await findVaultOwnedBy(db, owner, input.vault);
   const now = clock.now();
   const secret = generateWebhookSecret();
   const address = mailtoAddress(url);
   const { row, mail } = await db.transaction(async (tx) => {
-    await assertRoomForAnother(tx, owner);
+    await assertRoomForWebhook(tx, owner, createdFrom);
     const [inserted] = await tx
       .insert(webhooks)
       .values({
         owner,
+        createdFrom,
         vaultId: vault?.id ?? null,
-        url,
+        ...destination,
         events: [...new Set(input.events)],
         secret: deps.secretBox.seal(secret),
         verified: address === null,
@@ -166,19 +175,6 @@ async function createWebhook(
   });
   await sendMail(deps, mail);
   return { ...toWebhook({ ...row, vaultAddress: vault?.address ?? null }), secret };
-}
-
-/** Holds the owner's lock for the rest of the transaction and checks the per-owner cap. */
-async function assertRoomForAnother(tx: Tx, owner: string): Promise<void> {
-  // Concurrent creates of one owner queue here, so the cap holds on PostgreSQL too.
-  await lockKey(tx, `vaultkeeper:webhooks:${owner}`);
-  const [existing] = await tx.select({ n: count() }).from(webhooks).where(eq(webhooks.owner, owner));
-  if ((existing?.n ?? 0) >= MAX_WEBHOOKS_PER_OWNER) {
-    throw validationError(
-      [{ path: 'body', message: `an owner may have at most ${MAX_WEBHOOKS_PER_OWNER} webhooks` }],
-      'Too many webhooks',
-    );
-  }
 }
 
 async function listWebhooks(
@@ -207,15 +203,17 @@ async function updateWebhook(
 ): Promise<Webhook> {
   const { db, clock } = deps;
   const current = await findOwned(db, owner, id);
-  if (input.url === undefined && input.events === undefined && input.active === undefined) {
-    throw validationError([{ path: 'body', message: 'give at least one of url, events, active' }]);
+  if (Object.values(input).every((value) => value === undefined)) {
+    throw validationError([{ path: 'body', message: 'give at least one of url, format, events, active' }]);
   }
   const now = clock.now();
   const changes: Partial<typeof webhooks.$inferInsert> = { updatedAt: now };
-  const url = input.url === undefined ? undefined : parseSubscriptionUrl(input.url, deps.urlPolicy);
+  const destination = changedDestination(deps, current, input);
+  const urlChanged = destination !== null && destination.full !== currentUrl(deps, current);
   // A new address must be confirmed again; an https URL needs no confirmation.
-  const address = url === undefined || url === current.url ? null : mailtoAddress(url);
-  if (url !== undefined && url !== current.url) Object.assign(changes, { url, verified: address === null });
+  const address = urlChanged ? mailtoAddress(destination.full) : null;
+  if (destination !== null) Object.assign(changes, destination.stored);
+  if (urlChanged) changes.verified = address === null;
   if (input.events !== undefined) changes.events = [...new Set(input.events)];
   if (input.active === true && !current.active) {
     Object.assign(changes, { active: true, disabledReason: null, failingSince: null });
@@ -228,6 +226,26 @@ async function updateWebhook(
   });
   await sendMail(deps, mail);
   return toWebhook({ ...row, vaultAddress: current.vaultAddress });
+}
+
+/** The subscription's full URL (a chat destination's is opened from its sealed form). */
+function currentUrl(deps: WebhookServiceDeps, row: OwnedRow): string {
+  return row.sealedUrl === null ? row.url : deps.secretBox.open(row.sealedUrl);
+}
+
+/** The destination after a change of url and/or format, or null when neither changes. */
+function changedDestination(deps: WebhookServiceDeps, current: OwnedRow, input: WebhookChange) {
+  if (input.url === undefined && input.format === undefined) return null;
+  if (input.url === undefined && input.format === 'json' && current.format !== 'json') {
+    throw validationError([
+      { path: 'body.url', message: 'give the url again to change a chat destination to json' },
+    ]);
+  }
+  const full =
+    input.url === undefined ? currentUrl(deps, current) : parseSubscriptionUrl(input.url, deps.urlPolicy);
+  // Without format a new URL is detected afresh, as on creation; without url the current one is kept.
+  const format = resolveFormat(full, input.format ?? (input.url === undefined ? current.format : undefined));
+  return { full, stored: toStoredDestination(full, format, deps.secretBox.seal) };
 }
 
 async function rotateSecret(deps: WebhookServiceDeps, owner: string, id: string): Promise<WebhookWithSecret> {

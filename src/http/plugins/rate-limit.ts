@@ -1,4 +1,4 @@
-// Per-client-IP budgets (README, Rate limits): every limited request spends from its category and from the
+// Per-client-IP budgets (docs/API.md, Rate limits): every limited request spends from its category and from the
 // overall budget; the tighter of the two sets the headers and the 429.
 
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -57,10 +57,12 @@ export interface RateLimitPluginOptions {
   deps: { readonly config: Config; readonly cache: Cache; readonly metrics: Metrics; readonly clock: Clock };
   /** URL prefixes exempt like `config: { rateLimit: false }` (routes of plugins we do not write, e.g. /docs). */
   exemptPrefixes?: readonly string[];
+  /** Requests that spend no budget (the process's own calls, made for a request that already spent). */
+  isExempt?: (request: FastifyRequest) => boolean;
 }
 
 export const rateLimitPlugin = fp<RateLimitPluginOptions>(
-  async (app: FastifyInstance, { deps, exemptPrefixes = [] }) => {
+  async (app: FastifyInstance, { deps, exemptPrefixes = [], isExempt }) => {
     if (!deps.config.rateLimitEnabled) return;
     app.addHook('onRoute', (route) => {
       if (exemptPrefixes.some((p) => route.url === p || route.url.startsWith(`${p}/`))) {
@@ -121,7 +123,7 @@ export const rateLimitPlugin = fp<RateLimitPluginOptions>(
     // A callback hook: with in-process counters a request is counted without a promise or an object.
     app.addHook('onRequest', (request, reply, done) => {
       const config = routeConfigOf(request);
-      if (config?.rateLimit === false) {
+      if (config?.rateLimit === false || isExempt?.(request) === true) {
         done();
         return;
       }

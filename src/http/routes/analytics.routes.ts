@@ -3,7 +3,7 @@ import type { AnalyticsService } from '../../domain/analytics/analytics.js';
 import { described, errorResponses } from '../schemas/common.js';
 import { AnalyticsQuery, AnalyticsResponse, RealtimeQuery, RealtimeResponse } from './analytics.schemas.js';
 
-/** Analytics are cached 5 minutes (docs/BEHAVIOUR.md, Caching); realtime figures never. */
+/** Analytics are cached 5 minutes (docs/API.md, Caching); realtime figures never. */
 export const ANALYTICS_CACHE_CONTROL = 'public, max-age=300';
 
 export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsService }> = async (

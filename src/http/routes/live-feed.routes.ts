@@ -58,7 +58,7 @@ export const liveFeedRoutes: FastifyPluginAsyncTypebox<{
       const vault = request.query.vault ?? null;
       const given = request.headers['last-event-id'];
       // Subscribe before reading the backlog; the feed's boundary splits the two: the backlog is every
-      // event in (startAfter, boundary], the listener gets every event after it (docs/BEHAVIOUR.md, Live
+      // event in (startAfter, boundary], the listener gets every event after it (docs/API.md, Live
       // feed). Live events are held while the backlog is sent; dedupe by id all the same.
       let sentUpTo = 0;
       let replaying = true;

@@ -13,18 +13,25 @@ export const EventStreamHeaders = Type.Object({
   ),
 });
 
-/** Each frame: `id: <event id>` and `data: <FeedEvent JSON>` (README, Live feed). */
+/** Each frame: `id: <event id>` and `data: <FeedEvent JSON>` (docs/API.md, Live feed). */
 export const FeedEvent = Type.Object(
   {
     id: Type.Integer({ minimum: 1, description: 'increasing; resume after it with Last-Event-ID' }),
     name: StringEnum(FEED_EVENTS, { description: 'the event, in the webhooks vocabulary' }),
-    programEvent: Type.String({
-      description: "the vault program's own name for it (Unknown when not decoded)",
+    programEvent: NullableString({
+      description: "the vault program's own name for it (Unknown when not decoded); null for an alert",
     }),
     vault: NullableString({ description: 'the vault it concerns' }),
-    signature: Type.String({ description: 'the Solana transaction that emitted it' }),
+    signature: NullableString({
+      description:
+        'the Solana transaction that emitted it (for an alert, the one that caused it; null for the expiry alerts)',
+    }),
     eventIndex: Type.Integer({ minimum: 0 }),
-    slot: Type.Integer({ minimum: 0 }),
+    slot: Type.Unsafe<number | null>({
+      type: ['integer', 'null'],
+      minimum: 0,
+      description: 'null for the expiry alerts',
+    }),
     blockTime: NullableString({ format: 'date-time' }),
     instruction: NullableString({ description: 'the instruction that emitted it' }),
     data: Type.Record(Type.String(), Type.Unknown(), { description: "the event's decoded fields" }),

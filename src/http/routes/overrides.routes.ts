@@ -25,7 +25,9 @@ export const overrideRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         operationId: 'listOverrides',
         tags: ['overrides'],
-        summary: 'List overrides, newest first, optionally of one vault and one status',
+        summary: 'List overrides, newest first, optionally of one vault, one owner and one status',
+        description:
+          "`owner=<address>&status=pending` lists every approval request still open across the owner's vaults: pending and not expired, read as of the request.",
         querystring: OverrideListQuery,
         response: {
           200: described(OverrideList, 'A page of overrides, newest first'),

@@ -8,7 +8,19 @@ import { VaultStatusListQuery } from '../schemas/common.js';
 /** The route response of one override (the domain's resource schema). */
 export { OverrideResource as Override };
 
-export const OverrideListQuery = VaultStatusListQuery('overrides', OVERRIDE_STATUSES);
+const VaultStatusQuery = VaultStatusListQuery('overrides', OVERRIDE_STATUSES);
+
+export const OverrideListQuery = Type.Object(
+  {
+    ...VaultStatusQuery.properties,
+    owner: Type.Optional(
+      Address(
+        "only overrides of the vaults this wallet owns (their authority); with status=pending, only those not yet expired: the owner's open approvals",
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const OverrideParams = Type.Object({
   vault: Address('the vault address'),

@@ -7,9 +7,17 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { AppError } from '../../errors.js';
+import { isSolanaAddress } from '../../lib/address.js';
 import { sendError } from '../error-handler.js';
 import { SharedLinkQuery } from './overrides.schemas.js';
-import { AssetParams, AssetQuery, HtmlPage, OverridePageParams, VaultPageParams } from './pages.schemas.js';
+import {
+  AssetParams,
+  AssetQuery,
+  HtmlPage,
+  OverridePageParams,
+  OwnerPageParams,
+  VaultPageParams,
+} from './pages.schemas.js';
 
 /** Scripts, styles and connections from this origin only; wallet icons arrive as data: images. */
 export const PAGE_CSP = {
@@ -36,7 +44,7 @@ interface Asset {
 
 export interface Site {
   /** `rateLimited` keeps a `{{retry}}` placeholder for the seconds to wait. */
-  pages: { override: string; vault: string; home: string; rateLimited: string };
+  pages: { override: string; vault: string; approvals: string; home: string; rateLimited: string };
   assets: ReadonlyMap<string, Asset>;
 }
 
@@ -78,6 +86,7 @@ export function loadSite(cluster: string, publicDir = PUBLIC_DIR, demo = false):
     pages: {
       override: render('override.html'),
       vault: render('vault.html'),
+      approvals: render('approvals.html'),
       home: render('home.html'),
       rateLimited: render('rate-limited.html'),
     },
@@ -123,6 +132,24 @@ const NONCE = /^[0-9]{1,20}$/;
 function overridePageCsp(demoRpcUrl: string | null): typeof PAGE_CSP {
   if (demoRpcUrl === null) return PAGE_CSP;
   return { ...PAGE_CSP, 'connect-src': [...PAGE_CSP['connect-src'], new URL(demoRpcUrl).origin] };
+}
+
+/** A built asset: immutable under the URL naming its hash, revalidated (ETag) under any other. */
+function sendAsset(
+  site: Site,
+  file: string,
+  version: string | undefined,
+  headers: { 'if-none-match'?: string | undefined },
+  reply: FastifyReply,
+) {
+  const asset = site.assets.get(file);
+  if (asset === undefined) throw new AppError('NOT_FOUND', 'Asset not found', { file });
+  const etag = `"${asset.hash}"`;
+  reply
+    .header('etag', etag)
+    .header('cache-control', version === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache');
+  if (headers['if-none-match'] === etag) return reply.code(304).send();
+  return reply.type(asset.contentType).send(asset.body);
 }
 
 export const pagesRoutes: FastifyPluginAsyncTypebox<{
@@ -181,6 +208,23 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{
   );
 
   app.get(
+    '/owners/:address/approvals',
+    {
+      ...staticPage,
+      schema: {
+        hide: true,
+        tags: ['pages'],
+        summary: "An owner's pending approvals across their vaults, each linking to its approval page",
+        params: OwnerPageParams,
+        response: { 200: HtmlPage, 404: HtmlPage },
+      },
+    },
+    // Any wallet may own vaults, or none yet: only a link that names no address is a 404.
+    async (request, reply) =>
+      sendHtml(reply, site.pages.approvals, isSolanaAddress(request.params.address) ? 200 : 404),
+  );
+
+  app.get(
     '/',
     {
       ...staticPage,
@@ -206,20 +250,6 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{
         querystring: AssetQuery,
       },
     },
-    async (request, reply) => {
-      const asset = site.assets.get(request.params.file);
-      if (asset === undefined)
-        throw new AppError('NOT_FOUND', 'Asset not found', { file: request.params.file });
-      const etag = `"${asset.hash}"`;
-      // A URL naming the current hash never changes; any other one must revalidate.
-      reply
-        .header('etag', etag)
-        .header(
-          'cache-control',
-          request.query.v === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache',
-        );
-      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-      return reply.type(asset.contentType).send(asset.body);
-    },
+    async (request, reply) => sendAsset(site, request.params.file, request.query.v, request.headers, reply),
   );
 };

@@ -10,6 +10,8 @@ export const OverridePageParams = Type.Object({
 
 export const VaultPageParams = Type.Object({ address: Segment('the vault address') });
 
+export const OwnerPageParams = Type.Object({ address: Segment("the owner's wallet address") });
+
 export const AssetParams = Type.Object({
   file: Type.String({ pattern: '^[a-z0-9-]+\\.(js|css)$', maxLength: 64, description: 'a built asset' }),
 });

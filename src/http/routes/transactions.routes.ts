@@ -10,7 +10,7 @@ import {
   TransactionParams,
 } from './transactions.schemas.js';
 
-/** Transaction reads are cached 30 seconds (docs/BEHAVIOUR.md, Caching); clients may keep them as long. */
+/** Transaction reads are cached 30 seconds (docs/API.md, Caching); clients may keep them as long. */
 export const TRANSACTION_CACHE_CONTROL = 'public, max-age=30';
 const JSON_BODY = 'application/json; charset=utf-8';
 

@@ -5,7 +5,7 @@ import { described, errorResponses } from '../schemas/common.js';
 import { strictValidatorCompiler } from '../validator.js';
 import { VaultDetail, VaultList, VaultListQuery, VaultParams } from './vaults.schemas.js';
 
-/** Vault data is cached 5 minutes (docs/BEHAVIOUR.md, Caching); clients may keep it as long. */
+/** Vault data is cached 5 minutes (docs/API.md, Caching); clients may keep it as long. */
 export const VAULT_CACHE_CONTROL = 'public, max-age=300';
 const JSON_BODY = 'application/json; charset=utf-8';
 

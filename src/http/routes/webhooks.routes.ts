@@ -49,12 +49,12 @@ const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookSe
         body: CreateWebhookBody,
         response: {
           201: described(WebhookWithSecret, 'The subscription and its signing secret (shown only here)'),
-          ...errorResponses(401, 403, 404, 429),
+          ...errorResponses(401, 403, 404, 409, 429),
         },
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await webhooks.createWebhook(request.wallet!, request.body)),
+      reply.code(201).send(await webhooks.createWebhook(request.wallet!, request.body, request.clientKey)),
   );
 
   app.get(
@@ -166,11 +166,11 @@ const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliverySer
       schema: {
         operationId: 'testWebhook',
         tags,
-        summary: 'Send a webhook.test event to the subscription',
+        summary: 'Send a webhook.test event to the subscription (a few per subscription every 5 minutes)',
         params: WebhookIdParams,
         response: {
           202: described(Delivery, 'The webhook.test delivery, queued'),
-          ...errorResponses(401, 403, 404, 409),
+          ...errorResponses(401, 403, 404, 409, 429),
         },
       },
     },
@@ -224,11 +224,15 @@ const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliverySer
       schema: {
         operationId: 'recoverDeliveries',
         tags,
-        summary: 'Send again now every delivery created since a time whose last attempt failed',
+        summary:
+          'Send again now the deliveries created since a time whose last attempt failed (a batch per call, then a cooldown)',
         params: WebhookIdParams,
         body: RecoverBody,
         response: {
-          202: described(Recovered, 'How many deliveries were queued to be sent again now'),
+          202: described(
+            Recovered,
+            'How many deliveries were queued to be sent again now, and how many are left',
+          ),
           ...errorResponses(401, 403, 404, 409, 429),
         },
       },

@@ -1,8 +1,15 @@
 import { Type } from '@fastify/type-provider-typebox';
+import type { WebhookFormat as WebhookFormatName } from '../../domain/webhooks/chat/destination.js';
+import { RECOVER_MAX_PER_CALL } from '../../domain/webhooks/delivery-limits.js';
 import { DELIVERY_FILTERS, RECOVER_MAX_DAYS } from '../../domain/webhooks/delivery-service.js';
 import { MAX_URL_LENGTH } from '../../domain/webhooks/subscription-url.js';
 import { WEBHOOK_EVENTS } from '../../domain/webhooks/webhook-events.js';
-import { Delivery, Webhook, WebhookWithSecret } from '../../domain/webhooks/webhook-resource.js';
+import {
+  Delivery,
+  Webhook,
+  WebhookFormat,
+  WebhookWithSecret,
+} from '../../domain/webhooks/webhook-resource.js';
 import { Address, StringEnum } from '../../lib/json-schema.js';
 import { Pagination } from '../../lib/pagination.js';
 import { PaginationQuery } from '../schemas/common.js';
@@ -25,7 +32,13 @@ const Url = Type.String({
   minLength: 1,
   maxLength: MAX_URL_LENGTH,
   description:
-    'https:// receiver (http:// only when private URLs are allowed), or mailto:address when SMTP is configured',
+    'https:// receiver (http:// only when private URLs are allowed), a Slack, Discord or Telegram webhook URL, or mailto:address when SMTP is configured',
+});
+
+const FormatField = Type.Unsafe<WebhookFormatName>({
+  ...WebhookFormat,
+  description:
+    'json (signed envelope) or slack, discord, telegram (the platform’s body); omitted: detected from the URL (hooks.slack.com, discord.com/api/webhooks, api.telegram.org/bot…/sendMessage?chat_id=…), else json',
 });
 
 export const ConfirmationParams = Type.Object({
@@ -44,6 +57,7 @@ export const DeliveryIdParams = Type.Object({
 export const CreateWebhookBody = Type.Object(
   {
     url: Url,
+    format: Type.Optional(FormatField),
     events: Events,
     vault: Type.Optional(Address('vault address; omitted = every vault the signer owns, now and later')),
   },
@@ -53,6 +67,7 @@ export const CreateWebhookBody = Type.Object(
 export const UpdateWebhookBody = Type.Object(
   {
     url: Type.Optional(Url),
+    format: Type.Optional(FormatField),
     events: Type.Optional(Events),
     active: Type.Optional(Type.Boolean({ description: 'true re-enables a disabled subscription' })),
   },
@@ -96,7 +111,16 @@ export const Recovered = Type.Object(
   {
     requeued: Type.Integer({
       minimum: 0,
-      description: 'how many deliveries were queued to be sent again now',
+      maximum: RECOVER_MAX_PER_CALL,
+      description: `how many deliveries were queued to be sent again now (oldest first, at most ${RECOVER_MAX_PER_CALL})`,
+    }),
+    remaining: Type.Integer({
+      minimum: 0,
+      description: 'failing deliveries since then left for another call, after the cooldown',
+    }),
+    cooldownSeconds: Type.Integer({
+      minimum: 0,
+      description: 'seconds before this subscription may be recovered again (0 when nothing was queued)',
     }),
   },
   { title: 'RecoverResult' },

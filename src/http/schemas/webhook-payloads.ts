@@ -1,5 +1,5 @@
 // What a subscription receives, for the OpenAPI document's `webhooks`: one POST per event, its body
-// `{ id, event, timestamp, data, signature }` and the signature headers (README, Webhooks).
+// `{ id, event, timestamp, data, signature }` and the signature headers (docs/WEBHOOKS.md).
 import { type TSchema, Type } from '@fastify/type-provider-typebox';
 import { WEBHOOK_EVENTS } from '@vaultkeeper/webhooks';
 import { OverrideResource } from '../../domain/overrides/override-resource.js';
@@ -45,7 +45,45 @@ const TestEventData = Type.Object(
   { title: 'TestEventData' },
 );
 
+const BudgetThreshold = Type.Object(
+  {
+    vault: Address('the vault'),
+    threshold: Type.Integer({ minimum: 1, maximum: 100, description: 'the percentage of the limit crossed' }),
+    dailyLimit: Lamports(),
+    spentToday: Lamports(),
+    remaining: Lamports(),
+    windowStart: Type.String({ format: 'date-time', description: "the window (the program's last_reset)" }),
+    resetsAt: Type.String({ format: 'date-time' }),
+    signature: Type.String({ description: 'the executed transfer that crossed it' }),
+  },
+  { title: 'BudgetThreshold' },
+);
+
+const AgentVelocity = Type.Object(
+  {
+    vault: Address('the vault'),
+    agentSigner: Address('the agent key'),
+    windowSeconds: Type.Integer({ minimum: 60 }),
+    maxTransfers: Type.Integer({ minimum: 1 }),
+    count: Type.Integer({ description: 'attempts (executed and blocked) in the window' }),
+    since: Type.String({ format: 'date-time', description: 'block time of the oldest attempt counted' }),
+  },
+  { title: 'AgentVelocity' },
+);
+
+const OverrideExpiring = Type.Object(
+  {
+    ...OverrideResource.properties,
+    minutesLeft: Type.Integer({ minimum: 0, description: 'whole minutes until it expires, rounded up' }),
+  },
+  { title: 'OverrideExpiring' },
+);
+
 const DATA: Readonly<Record<string, TSchema>> = {
+  'budget.threshold': BudgetThreshold,
+  'agent.velocity': AgentVelocity,
+  'override.expiring': OverrideExpiring,
+  'override.expired': OverrideResource,
   'transaction.blocked': BlockedTransfer,
   'transaction.executed': TransactionResource,
   'override.created': OverrideResource,

@@ -52,6 +52,8 @@ export const overrides = pgTable(
     index('overrides_vault_created_idx').on(t.vaultId, t.createdAt.desc().nullsFirst(), t.id),
     index('overrides_status_created_idx').on(t.status, t.createdAt.desc().nullsFirst(), t.id),
     index('overrides_created_idx').on(t.createdAt.desc().nullsFirst(), t.id),
+    // The expiry alerts' job reads pending overrides by expiry.
+    index('overrides_pending_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'pending'`),
     check('overrides_status_check', sql`${t.status} in ('pending', 'approved', 'rejected', 'executed')`),
   ],
 );

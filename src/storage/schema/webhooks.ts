@@ -3,6 +3,10 @@ import { bigserial, boolean, index, integer, pgTable, text, uniqueIndex, uuid } 
 import { timestamptz } from './columns.js';
 import { vaults } from './vaults.js';
 
+/** json: the signed envelope; the others: that chat platform's own message body. */
+export const WEBHOOK_FORMATS = ['json', 'slack', 'discord', 'telegram'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
 /** A subscription: deliver these events of one vault (or of every vault the owner has) to a URL. */
 export const webhooks = pgTable(
   'webhooks',
@@ -11,7 +15,12 @@ export const webhooks = pgTable(
     owner: text('owner').notNull(),
     /** Null: every vault whose authority is `owner`, now and later. */
     vaultId: uuid('vault_id').references(() => vaults.id, { onDelete: 'cascade' }),
+    /** The URL; for a chat format only its masked form (origin and last 4 characters). */
     url: text('url').notNull(),
+    /** How deliveries are shaped: `json` (signed envelope) or a chat platform's own body. */
+    format: text('format', { enum: WEBHOOK_FORMATS }).notNull().default('json'),
+    /** A chat destination's full URL (it holds the destination's secret), sealed like `secret`. */
+    sealedUrl: text('sealed_url'),
     events: text('events').array().notNull(),
     secret: text('secret').notNull(),
     /** After a rotation the old secret keeps signing until it expires. */
@@ -23,10 +32,18 @@ export const webhooks = pgTable(
     disabledReason: text('disabled_reason'),
     /** Start of the current run of failed attempts; null after a success. */
     failingSince: timestamptz('failing_since'),
+    /** SHA-256 (hex) of the client key that created it, for the per-client cap; null before 0006. */
+    createdFrom: text('created_from'),
+    /** Last `recover` call, for its per-subscription cooldown. */
+    recoveredAt: timestamptz('recovered_at'),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },
-  (t) => [index('webhooks_owner_idx').on(t.owner), index('webhooks_vault_idx').on(t.vaultId)],
+  (t) => [
+    index('webhooks_owner_idx').on(t.owner),
+    index('webhooks_vault_idx').on(t.vaultId),
+    index('webhooks_created_from_idx').on(t.createdFrom),
+  ],
 );
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;

@@ -100,13 +100,22 @@ export function errorsOf(page: Page): string[] {
   return pageErrors.get(page) ?? [];
 }
 
-/** A page whose browser has the test wallet installed for `wallet` (or none). */
+/**
+ * A page whose browser has the test wallet installed for `wallet` (or none). `clientAddress` makes the
+ * browser its own client of the service's per-address budgets (sent as X-Forwarded-For; the stack must
+ * run with TRUST_PROXY), as separate owners on separate machines are.
+ */
 export async function openPage(
   stack: Stack,
   wallet: TestWallet | null,
-  options: { decline?: boolean } = {},
+  options: { decline?: boolean; clientAddress?: string } = {},
 ): Promise<Page> {
-  const context = await stack.browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const context = await stack.browser.newContext({
+    viewport: { width: 1100, height: 900 },
+    ...(options.clientAddress === undefined
+      ? {}
+      : { extraHTTPHeaders: { 'x-forwarded-for': options.clientAddress } }),
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));

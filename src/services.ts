@@ -96,17 +96,13 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
     logger: deps.logger,
   });
   const actions = createActionService({ ...deps, readCache, chain: approvalChain, landing, landingChain });
-  deps.metrics.inProcessSizes.set('approval_confirms', () => actions.openApprovalWork().confirms);
-  deps.metrics.inProcessSizes.set('approval_simulations', () => actions.openApprovalWork().simulations);
   const liveFeed = createLiveFeed({ storage });
-  deps.metrics.inProcessSizes.set('cache_entries', () => deps.cache.localEntries());
-  deps.metrics.inProcessSizes.set('live_feed_listeners', liveFeed.listenerCount);
   const eventLoopDelay = createEventLoopDelay();
   const vaults = createVaultReadService({ db: storage.db, readCache });
   const chainTimeoutMs = options.chainTimeoutMs ?? CHAIN_TIMEOUT_MS;
   const budget = createBudget(deps, vaults, chainTimeoutMs);
   const approvals = createApprovalService({ db: storage.db, clock, publicBaseUrl: config.publicBaseUrl });
-  deps.metrics.inProcessSizes.set('approval_waits', approvals.waiting);
+  reportInProcessSizes(deps, { actions, liveFeed, approvals });
   return {
     readCache,
     secretBox,
@@ -175,6 +171,23 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
       await actions.close();
     },
   };
+}
+
+/** What this process holds in memory, as the in-process size gauges. */
+function reportInProcessSizes(
+  deps: AppDeps,
+  held: {
+    actions: ActionService;
+    liveFeed: ReturnType<typeof createLiveFeed>;
+    approvals: ApprovalService;
+  },
+): void {
+  const sizes = deps.metrics.inProcessSizes;
+  sizes.set('approval_confirms', () => held.actions.openApprovalWork().confirms);
+  sizes.set('approval_simulations', () => held.actions.openApprovalWork().simulations);
+  sizes.set('cache_entries', () => deps.cache.localEntries());
+  sizes.set('live_feed_listeners', held.liveFeed.listenerCount);
+  sizes.set('approval_waits', held.approvals.waiting);
 }
 
 /** The budget and check, reading through live accounts (LIVE_ACCOUNTS, the default) or afresh each time. */

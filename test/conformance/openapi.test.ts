@@ -91,6 +91,8 @@ const UNDOCUMENTED = [
   /^\/assets\//,
   /^\/vaults\//,
   /^\/overrides\//,
+  // The owner's page of pending approvals (HTML for people; the API is GET /api/overrides?owner=).
+  /^\/owners\//,
   /^\/webhooks\/confirm\//,
   // The HTML landing page for people, linking /docs.
   /^\/$/,

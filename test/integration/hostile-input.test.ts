@@ -170,8 +170,9 @@ function assertWellFormed(outcome: Outcome, method: string, label: string): void
   }
   assert.ok(outcome.headers['x-request-id'], `${label}: no x-request-id`);
   if (outcome.status < 400 || method === 'HEAD') return;
-  // The owner pages answer a missing vault or request with the page itself (404, HTML), for people.
-  const page = method === 'GET' && /^GET \/(vaults|overrides)\/[^/?\s]/.test(label) && outcome.status === 404;
+  // The owner pages (a vault, an approval, an owner's approvals) answer a missing one with the page itself (404, HTML), for people.
+  const page =
+    method === 'GET' && /^GET \/(vaults|overrides|owners)\/[^/?\s]/.test(label) && outcome.status === 404;
   if (page && String(outcome.headers['content-type']).startsWith('text/html')) return;
   assert.match(String(outcome.headers['content-type']), /^application\/json/, label);
   const body = JSON.parse(outcome.body.toString()) as Record<string, unknown>;

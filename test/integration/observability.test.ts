@@ -131,6 +131,7 @@ describe('in-process sizes', () => {
     assert.deepEqual(Object.keys(before).sort(), [
       'approval_confirms',
       'approval_simulations',
+      'approval_waits',
       'cache_entries',
       'event_streams',
       'live_feed_listeners',

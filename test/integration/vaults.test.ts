@@ -392,7 +392,7 @@ describe('OpenAPI', () => {
       '/api/vaults/{address}': ['address'],
       '/api/transactions': ['vault', 'status', 'page', 'limit'],
       '/api/transactions/{key}': ['key', 'index'],
-      '/api/overrides': ['vault', 'status', 'page', 'limit'],
+      '/api/overrides': ['vault', 'owner', 'status', 'page', 'limit'],
       '/api/overrides/{vault}/{nonce}': ['vault', 'nonce', 'transfer'],
     };
     for (const [path, parameters] of Object.entries(reads)) {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Address } from '@solana/kit';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { type FakeValidator, startFakeValidator } from '../../../dev/validator/index.js';
+import { LOCAL_GENESIS_HASH } from '../../../dev/validator/rpc.js';
 import { createTestStorage, type TestStorage } from '../../support/database.js';
 import { type ServiceProcess, startService } from '../../support/service-process.js';
 import { waitFor } from '../../support/wait.js';
@@ -43,11 +44,13 @@ async function freePort(): Promise<number> {
 export async function startStack(options: { env?: Record<string, string> } = {}): Promise<Stack> {
   const usePostgres = /^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '');
   const [fake, storage, port] = await Promise.all([
-    startFakeValidator(),
+    // A local ledger, as SOLANA_CLUSTER=localnet says (demo mode refuses any public cluster's genesis).
+    startFakeValidator({ genesisHash: LOCAL_GENESIS_HASH }),
     usePostgres ? createTestStorage() : Promise.resolve<TestStorage | null>(null),
     freePort(),
   ]);
   const baseUrl = `http://127.0.0.1:${port}`;
+  // A service that fails to start must not leave the validator and the database holding the test open.
   const service = await startService(
     {
       PORT: String(port),
@@ -60,7 +63,11 @@ export async function startStack(options: { env?: Record<string, string> } = {})
       ...options.env,
     },
     { timeoutMs: 60_000 },
-  );
+  ).catch(async (error: unknown) => {
+    await fake.close();
+    await storage?.close();
+    throw error;
+  });
   const getJson = async <T>(path: string) => {
     const response = await fetch(`${baseUrl}${path}`);
     return { status: response.status, body: (await response.json()) as T };

@@ -1,47 +1,22 @@
 // GET and PUT /api/vaults/:address/alerts: the owner's alert settings, by wallet signature or API key.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../src/app-deps.js';
 import type { VaultRow } from '../../src/storage/schema/index.js';
-import { createTestApp, createTestCache } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createVault, randomAddress } from '../support/factories.js';
+import { useTestApps } from '../support/test-apps.js';
 import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
-let db: TestStorage;
+const apps = useTestApps({ env: { RATE_LIMIT_ENABLED: 'false' } });
 let owner: TestWallet;
 let vault: VaultRow;
-let running: { app: FastifyInstance; deps: AppDeps }[] = [];
 
-before(async () => {
-  db = await createTestStorage();
-});
-after(async () => {
-  await db.close();
-});
 beforeEach(async () => {
-  await db.reset();
   owner = createTestWallet();
-  vault = await createVault(db.storage.db, { authority: owner.address });
-});
-afterEach(async () => {
-  for (const { app, deps } of running) {
-    await app.close();
-    await deps.cache.close();
-  }
-  running = [];
+  vault = await createVault(apps.db, { authority: owner.address });
 });
 
-async function start(): Promise<FastifyInstance> {
-  const started = await createTestApp({
-    storage: db.storage,
-    cache: createTestCache(),
-    env: { RATE_LIMIT_ENABLED: 'false' },
-  });
-  running.push(started);
-  return started.app;
-}
+const start = async (): Promise<FastifyInstance> => (await apps.start()).app;
 
 const path = (address = vault.address) => `/api/vaults/${address}/alerts`;
 

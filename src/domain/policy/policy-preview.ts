@@ -6,6 +6,7 @@ import { validationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { parseLamports } from '../../lib/lamports.js';
 import type { Storage } from '../../storage/database.js';
+import { DAY_MS } from '../analytics/periods.js';
 import type { BlockReason } from '../transactions/transaction-resource.js';
 import { getVaultRow } from '../vaults/vault-reads.js';
 import {
@@ -22,7 +23,6 @@ interface ReplayPolicy {
   readonly whitelist: readonly string[];
 }
 
-const DAY_MS = 86_400_000;
 const CLOCK_SKEW_MS = 60_000;
 
 export interface PolicyPreviewDeps {

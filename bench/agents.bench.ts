@@ -16,13 +16,13 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Address } from '@solana/kit';
 import autocannon from 'autocannon';
+import { buildDist, type ServerProcess, startApiService, startCeiling } from '../dev/support/processes.js';
 import { startFakeValidator } from '../dev/validator/index.js';
 import { randomAddress } from '../dev/validator/scenarios.js';
 import { createDatabase } from '../src/storage/database.js';
 import { adminQuery } from '../test/support/database.js';
 import { createVault } from '../test/support/factories.js';
 import { clientPool, fromClient } from './support/client-pool.js';
-import { buildDist, type ServerProcess, startApiService, startCeiling } from './support/processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({

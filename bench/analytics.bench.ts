@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { getBase58Decoder } from '@solana/kit';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
+import { processCpuSeconds } from '../dev/support/processes.js';
 import { buildApp } from '../src/app.js';
 import { createAppDeps } from '../src/app-deps.js';
 import { loadConfig } from '../src/config.js';
@@ -22,7 +23,6 @@ import { markDailyMetricsDirtyRange } from '../src/domain/analytics/metrics-dirt
 import { createDisconnectedChainStatus } from '../src/domain/health/chain-status.js';
 import { createDatabase, type Storage } from '../src/storage/database.js';
 import { clientPool, fromClient } from './support/client-pool.js';
-import { processCpuSeconds } from './support/processes.js';
 
 const { values: args } = parseArgs({
   options: {

@@ -23,14 +23,14 @@ import { parseArgs } from 'node:util';
 import { getBase58Decoder } from '@solana/kit';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { createDatabase } from '../src/storage/database.js';
-import { vaults } from '../src/storage/schema/index.js';
 import {
   createAuthMessage,
   createTestWallet,
   type SignedTestRequest,
   type TestWallet,
-} from '../test/support/wallet.js';
+} from '../dev/support/wallet.js';
+import { createDatabase } from '../src/storage/database.js';
+import { vaults } from '../src/storage/schema/index.js';
 import { clientPool, fromClient } from './support/client-pool.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -9,9 +9,9 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Address } from '@solana/kit';
 import autocannon from 'autocannon';
+import { createTestWallet } from '../dev/support/wallet.js';
 import { countSequentialRoundTrips } from '../dev/validator/index.js';
 import { createOverride, createVault, randomAddress } from '../test/support/factories.js';
-import { createTestWallet } from '../test/support/wallet.js';
 import { IN_PROCESS_MAX_RATE, startAppOnFakeChain } from './support/chain-app.js';
 import { type ClientPool, clientPool, fromClient } from './support/client-pool.js';
 

@@ -19,6 +19,13 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import {
+  buildDist,
+  processCpuSeconds,
+  type ServerProcess,
+  startApiService,
+  startCeiling,
+} from '../dev/support/processes.js';
 import { DEFAULT_DATABASE_POOL_SIZE } from '../src/config.js';
 import { vaultPageSql } from '../src/domain/transactions/transaction-page-sql.js';
 import {
@@ -26,13 +33,6 @@ import {
   measureEmbeddedFootprint,
   reportEmbeddedFootprint,
 } from './support/embedded-footprint.js';
-import {
-  buildDist,
-  processCpuSeconds,
-  type ServerProcess,
-  startApiService,
-  startCeiling,
-} from './support/processes.js';
 import { ensureSeededDatabase, TRANSACTION_COUNT } from './support/read-seed.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -10,9 +10,9 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { freePort } from '../../dev/support/processes.js';
 import { startFakeValidator } from '../../dev/validator/index.js';
 import { createFundedVaults, residentMb, startLoggedService } from './logged-service.js';
-import { freePort } from './processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const IDLE_SECONDS = 10;

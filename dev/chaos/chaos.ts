@@ -10,8 +10,8 @@ import { createServer } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { type RpcProxy, startRpcProxy } from '../../test/support/rpc-proxy.js';
-import { createTestWallet } from '../../test/support/wallet.js';
+import { type RpcProxy, startRpcProxy } from '../support/rpc-proxy.js';
+import { createTestWallet } from '../support/wallet.js';
 
 const { values: args } = parseArgs({
   options: {

@@ -1,13 +1,14 @@
 // npm run demo: the whole service on one machine with no network. A simulated Solana validator plays a
 // week of three vaults, the real service (src/main.ts, embedded database) ingests it, a local receiver
 // checks the signed webhooks, and the owner pages show it all live.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { WEBHOOK_EVENTS } from '../../src/domain/webhooks/webhook-events.js';
+import { WEBHOOK_EVENTS } from '@vaultkeeper/webhooks';
 import { startFakeValidator } from '../validator/index.js';
 import { LOCAL_GENESIS_HASH } from '../validator/rpc.js';
 import { createOwner } from './owner.js';

@@ -1,8 +1,7 @@
 // The demo's vault owner: calls the real API with wallet-signed requests, signs the transactions the
 // service builds, and sends them to the (simulated) chain, as an owner's wallet would.
-import type { Address } from '@solana/kit';
-import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
-import { createTestWallet, fetchSigned, type TestWallet } from '../../test/support/wallet.js';
+import { type Address, getTransactionDecoder } from '@solana/kit';
+import { createTestWallet, fetchSigned, type TestWallet } from '../support/wallet.js';
 
 export interface Owner {
   readonly address: Address;
@@ -28,12 +27,12 @@ export function createOwner(baseUrl: string, rpcUrl: string): Owner {
   }
 
   async function signAndSend(transaction: string): Promise<string> {
-    const decoded = decodeTransactionBase64(transaction);
-    const index = decoded.signatures.findIndex((s) => s.address === wallet.address);
-    if (index < 0) throw new Error('the owner is not a signer of this transaction');
     const wire = Buffer.from(transaction, 'base64');
+    const decoded = getTransactionDecoder().decode(wire);
+    const index = Object.keys(decoded.signatures).indexOf(wallet.address);
+    if (index < 0) throw new Error('the owner is not a signer of this transaction');
     // One-byte signature count (fewer than 128 signers), then 64 bytes per signer in message order.
-    wire.set(wallet.sign(decoded.messageBytes), 1 + 64 * index);
+    wire.set(wallet.sign(new Uint8Array(decoded.messageBytes)), 1 + 64 * index);
     const response = await fetch(rpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

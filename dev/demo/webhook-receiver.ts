@@ -3,7 +3,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { createWebhookReceiver } from '../../test/support/webhook-receiver.js';
+import { createWebhookReceiver } from '../support/webhook-receiver.js';
 
 export interface WebhookReceiver {
   readonly url: string;

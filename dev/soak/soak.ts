@@ -16,8 +16,8 @@ import { parseArgs } from 'node:util';
 import type { Address } from '@solana/kit';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { freePort } from '../../bench/support/processes.js';
-import { createTestWallet, fetchSigned } from '../../test/support/wallet.js';
+import { freePort } from '../support/processes.js';
+import { createTestWallet, fetchSigned } from '../support/wallet.js';
 import { type FakeValidator, startFakeValidator } from '../validator/index.js';
 import { renderSvg, round, type Sample, trends } from './soak-analysis.js';
 import {

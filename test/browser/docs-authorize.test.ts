@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { createTestWallet } from '../support/wallet.js';
+import { createTestWallet } from '../../dev/support/wallet.js';
 import { ARTIFACTS, errorsOf, openPage, type Stack, startStack } from './support/harness.js';
 
 let stack: Stack;

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet, type TestWallet } from '../support/wallet.js';
 import {
   ARTIFACTS,
   blockWithOverride,

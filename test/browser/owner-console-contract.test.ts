@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import type { Page } from 'playwright-core';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { randomAddress } from '../../dev/validator/scenarios.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet, type TestWallet } from '../support/wallet.js';
 import {
   ARTIFACTS,
   blockWithOverride,

@@ -6,10 +6,10 @@ import { describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import { getBase58Decoder } from '@solana/kit';
 import type { LightMyRequestResponse } from 'fastify';
+import { createTestWallet } from '../../dev/support/wallet.js';
 import { randomAddress } from '../../dev/validator/scenarios.js';
 import { localPath, pressBlinkButton, useConformanceHarness } from '../support/conformance-app.js';
 import { SOL } from '../support/ingestion-harness.js';
-import { createTestWallet } from '../support/wallet.js';
 import {
   checkActionErrorBody,
   checkActionGetResponse,

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import type { FastifyInstance } from 'fastify';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { buildApp } from '../../src/app.js';
 import {
   type BlinkRun,
@@ -18,7 +19,6 @@ import { randomAddress } from '../support/factories.js';
 import { useIngestionHarness } from '../support/ingestion-harness.js';
 import { waitForSignatures } from '../support/ingestor.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
 const SOL = 1_000_000_000n;
 const DEVNET_ID = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';

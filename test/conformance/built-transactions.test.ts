@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import type { FastifyInstance } from 'fastify';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { randomAddress } from '../../dev/validator/scenarios.js';
 import { pressBlinkButton, useConformanceHarness } from '../support/conformance-app.js';
 import { checkBuiltTransaction, readComputeBudget } from '../support/idl-conformance.js';
 import { SOL } from '../support/ingestion-harness.js';
-import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
 const h = useConformanceHarness();
 const U64_MAX = 18_446_744_073_709_551_615n;

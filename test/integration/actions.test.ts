@@ -10,6 +10,7 @@ import {
 } from '@solana/kit';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import type { Cache } from '../../src/cache/cache.js';
 import { vaultTag } from '../../src/cache/tags.js';
@@ -19,7 +20,6 @@ import { createTestApp, createTestCache } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createOverride, createTransaction, createVault, randomAddress } from '../support/factories.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
 const BASE_URL = 'https://blinks.vaultkeeper.test';
 const SOL = 1_000_000_000n;

@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import type { VaultRow } from '../../src/storage/schema/index.js';
 import { createVault, randomAddress } from '../support/factories.js';
 import { useTestApps } from '../support/test-apps.js';
-import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
 const apps = useTestApps({ env: { RATE_LIMIT_ENABLED: 'false' } });
 let owner: TestWallet;

@@ -5,13 +5,13 @@ import { createHash } from 'node:crypto';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import type { AppDeps } from '../../src/app-deps.js';
 import type { Clock } from '../../src/lib/clock.js';
 import type { VaultRow } from '../../src/storage/schema/index.js';
 import { createLogCapture, createTestApp, createTestCache, type LogCapture } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createOverride, createVault } from '../support/factories.js';
-import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
 const KEY = /^vk_[A-Za-z0-9_-]{43}$/;
 

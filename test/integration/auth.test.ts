@@ -6,6 +6,15 @@ import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { type Address, getBase58Decoder } from '@solana/kit';
 import type { FastifyInstance } from 'fastify';
+import { startTcpProxy } from '../../dev/support/tcp-proxy.js';
+import {
+  createAuthMessage,
+  createTestWallet,
+  encodeMessageHeader,
+  type SignedTestRequest,
+  TEST_DOMAIN,
+  type TestWallet,
+} from '../../dev/support/wallet.js';
 import { startFakeValidator } from '../../dev/validator/index.js';
 import type { AppDeps } from '../../src/app-deps.js';
 import { type Cache, createMemoryCache, createRedisCache } from '../../src/cache/index.js';
@@ -14,15 +23,6 @@ import type { VaultRow } from '../../src/storage/schema/index.js';
 import { createLogCapture, createTestApp, createTestCache, type LogCapture } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createVault, randomAddress } from '../support/factories.js';
-import { startTcpProxy } from '../support/tcp-proxy.js';
-import {
-  createAuthMessage,
-  createTestWallet,
-  encodeMessageHeader,
-  type SignedTestRequest,
-  TEST_DOMAIN,
-  type TestWallet,
-} from '../support/wallet.js';
 
 const SENTENCE = 'Sign this message to authenticate with Vaultkeeper.';
 
@@ -471,8 +471,8 @@ describe('the docs/AUTH.md examples', () => {
     return block[1]!;
   }
 
-  test('shows exactly the helper in test/support/wallet.ts', async () => {
-    const source = await readFile(new URL('../support/wallet.ts', import.meta.url), 'utf8');
+  test('shows exactly the helper in dev/support/wallet.ts', async () => {
+    const source = await readFile(new URL('../../dev/support/wallet.ts', import.meta.url), 'utf8');
     const region = source
       .split('// #region readme-auth-helper')[1]!
       .split('// #endregion readme-auth-helper')[0]!;

@@ -9,13 +9,13 @@ import { after, before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import { verifyWebhook } from '@vaultkeeper/webhooks';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { startTcpProxy, type TcpProxy } from '../../dev/support/tcp-proxy.js';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
+import { createWebhookReceiver, type WebhookReceiver } from '../../dev/support/webhook-receiver.js';
 import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet, type TestWallet } from '../support/wallet.js';
-import { createWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 const POSTGRES = /^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '');

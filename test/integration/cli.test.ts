@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import { eq, inArray } from 'drizzle-orm';
+import { startRpcProxy } from '../../dev/support/rpc-proxy.js';
 import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import { knownMigrations } from '../../src/cli/migrations.js';
 import { createDatabase, type Storage } from '../../src/storage/database.js';
 import { dailyMetrics, transactions, webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { randomAddress } from '../support/factories.js';
-import { startRpcProxy } from '../support/rpc-proxy.js';
 import { createSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 import { waitFor } from '../support/wait.js';
 

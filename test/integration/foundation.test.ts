@@ -4,13 +4,13 @@ import { Type } from '@fastify/type-provider-typebox';
 import { is, sql } from 'drizzle-orm';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import type { FastifyInstance } from 'fastify';
+import { startTcpProxy } from '../../dev/support/tcp-proxy.js';
 import { buildApp } from '../../src/app.js';
 import { createRedisCache } from '../../src/cache/index.js';
 import { createDatabase, migrationsFolder } from '../../src/storage/database.js';
 import * as schema from '../../src/storage/schema/index.js';
 import { createLogCapture, createTestDeps } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
-import { startTcpProxy } from '../support/tcp-proxy.js';
 import { waitFor } from '../support/wait.js';
 
 // Every table the schema declares, read from the schema itself.

@@ -7,6 +7,7 @@ import type { Address } from '@solana/kit';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import type { FastifyInstance, HTTPMethods, InjectOptions } from 'fastify';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import { API_SECURITY_HEADERS } from '../../src/http/plugins/security.js';
 import { createTestApp, createTestCache } from '../support/app.js';
@@ -26,7 +27,6 @@ import {
   urlPart,
 } from '../support/hostile-requests.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 5_000);
 /** Cases of the stranger's phase: a wallet that owns nothing, signing every request. */

@@ -4,6 +4,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { type Address, getBase58Decoder } from '@solana/kit';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import {
   countSequentialRoundTrips,
   type FakeValidator,
@@ -23,7 +24,6 @@ import { createTestStorage, type TestStorage } from '../support/database.js';
 import { randomAddress } from '../support/factories.js';
 import { rpcCall } from '../support/json-rpc.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
 /** DECISIONS §3b on approve: simulation before answering, failures in words, compute budget and price. */
 

@@ -5,6 +5,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { FastifyInstance } from 'fastify';
+import { createTestWallet } from '../../dev/support/wallet.js';
 import { createLiveFeed, FEED_WRITE_LOCK_KEY } from '../../src/domain/live-feed/live-feed.js';
 import type { Storage } from '../../src/storage/database.js';
 import { chainEvents } from '../../src/storage/schema/index.js';
@@ -12,7 +13,6 @@ import { createTestApp } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { openEventStream } from '../support/event-stream.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet } from '../support/wallet.js';
 
 const VAULT = createTestWallet().address;
 const onPostgres = /^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ALERT_EVENTS, FEED_EVENTS, isFeedEventName, WEBHOOK_EVENTS } from '@vaultkeeper/webhooks';
 import type { FastifyInstance } from 'fastify';
+import { createTestWallet } from '../../dev/support/wallet.js';
 import { EVENT_NAMES } from '../../src/chain/program.js';
 import {
   MAPPED_PROGRAM_EVENTS,
@@ -13,7 +14,6 @@ import { createTestApp } from '../support/app.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { openEventStream } from '../support/event-stream.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet } from '../support/wallet.js';
 
 const VAULT_A = createTestWallet().address;
 const VAULT_B = createTestWallet().address;

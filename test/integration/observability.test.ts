@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { after, afterEach, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { createTestWallet } from '../../dev/support/wallet.js';
 import { buildApp } from '../../src/app.js';
 import type { AppDeps } from '../../src/app-deps.js';
 import { createRollingWindow } from '../../src/lib/rolling-window.js';
@@ -12,7 +13,6 @@ import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createVault } from '../support/factories.js';
 import { assertPrometheusText } from '../support/prometheus-text.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet } from '../support/wallet.js';
 
 let testStorage: TestStorage;
 const closing: Array<() => Promise<unknown>> = [];

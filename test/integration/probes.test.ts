@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { startTcpProxy } from '../../dev/support/tcp-proxy.js';
 import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import { buildProbeApp } from '../../src/probe-app.js';
 import { createDatabase } from '../../src/storage/database.js';
@@ -7,7 +8,6 @@ import { createTestDeps } from '../support/app.js';
 import { useIngestionHarness } from '../support/ingestion-harness.js';
 import { assertPrometheusText } from '../support/prometheus-text.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
-import { startTcpProxy } from '../support/tcp-proxy.js';
 import { waitFor } from '../support/wait.js';
 
 // The preferred RPC endpoint refuses connections and carries an API key in its path and query.

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { type RpcProxy, startRpcProxy } from '../../dev/support/rpc-proxy.js';
 import { rpcEndpointLabel } from '../../src/chain/rpc-endpoints.js';
 import { createLogCapture, type LogCapture } from '../support/app.js';
 import { useIngestionHarness } from '../support/ingestion-harness.js';
 import { waitForSignatures } from '../support/ingestor.js';
-import { type RpcProxy, startRpcProxy } from '../support/rpc-proxy.js';
 import { waitFor } from '../support/wait.js';
 
 // Providers put the API key in the path or the query: neither may reach a log line.

@@ -22,13 +22,13 @@ import {
   toBase58,
   VaultkeeperError,
 } from 'vaultkeeper/client';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { buildApp } from '../../src/app.js';
 import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { randomAddress } from '../support/factories.js';
 import { SOL, useIngestionHarness } from '../support/ingestion-harness.js';
 import { waitForSignatures } from '../support/ingestor.js';
 import { rpcCall } from '../support/json-rpc.js';
-import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
 const execFileAsync = promisify(execFile);
 const h = useIngestionHarness();

@@ -8,11 +8,11 @@ import {
   WebhookVerificationError,
   type WebhookVerificationErrorCode,
 } from 'vaultkeeper/webhooks';
+import type { ReceivedRequest } from '../../dev/support/webhook-receiver.js';
 import { createReceiver } from '../../docs/examples/receive-webhook.mjs';
 import { generateWebhookSecret } from '../../src/domain/webhooks/signatures.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { waitFor } from '../support/wait.js';
-import type { ReceivedRequest } from '../support/webhook-receiver.js';
 import { createWebhookFixtures } from '../support/webhooks.js';
 
 let storage: TestStorage;

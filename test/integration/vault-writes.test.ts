@@ -5,6 +5,7 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { type Address, address, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import type { AppDeps } from '../../src/app-deps.js';
 import { type DecodedTransaction, decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
@@ -15,7 +16,6 @@ import { createVault, randomAddress } from '../support/factories.js';
 import { startTestIngestor, waitForSignatures } from '../support/ingestor.js';
 import { rpcCall } from '../support/json-rpc.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet, type TestWallet } from '../support/wallet.js';
 
 /** Straight from vault-program.idl.json: discriminators and account flags. */
 const DISCRIMINATOR = {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
 import { runDeliveryWorker } from '../../src/jobs/worker.js';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
@@ -15,7 +16,6 @@ import { type ChatPlatform, type ChatReceiver, createChatReceiver } from '../sup
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createVault, randomAddress } from '../support/factories.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet, type TestWallet } from '../support/wallet.js';
 import { WORKER_ENV } from '../support/webhooks.js';
 
 const KEY_1 = Buffer.alloc(32, 7).toString('base64');

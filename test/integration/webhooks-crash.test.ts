@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { eq } from 'drizzle-orm';
+import { createWebhookReceiver, type WebhookReceiver } from '../../dev/support/webhook-receiver.js';
 import type { DatabaseConfig } from '../../src/config.js';
 import { enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
 import { generateWebhookSecret } from '../../src/domain/webhooks/signatures.js';
@@ -18,7 +19,6 @@ import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createVault } from '../support/factories.js';
 import { startService } from '../support/service-process.js';
 import { waitFor } from '../support/wait.js';
-import { createWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const TIMEOUT_MS = 30_000;
 const COUNT = 10;

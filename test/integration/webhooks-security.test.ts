@@ -6,6 +6,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
 import { keyId } from '../../src/domain/webhooks/secret-box.js';
 import { WEBHOOK_LIMITS } from '../../src/domain/webhooks/subscription-caps.js';
@@ -17,7 +18,6 @@ import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createVault } from '../support/factories.js';
 import { createSmtpSink, type ReceivedMail, type SmtpSink } from '../support/smtp-sink.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet, type TestWallet } from '../support/wallet.js';
 import { createWebhookFixtures } from '../support/webhooks.js';
 
 const KEY_1 = Buffer.alloc(32, 1).toString('base64');

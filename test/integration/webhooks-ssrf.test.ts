@@ -6,9 +6,9 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { buildConnector } from 'undici';
+import { createWebhookReceiver, type WebhookReceiver } from '../../dev/support/webhook-receiver.js';
 import { createHttpSender, type HttpSender } from '../../src/jobs/http-sender.js';
 import type { ResolvedAddress, Resolver } from '../../src/jobs/ssrf.js';
-import { createWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const request = (url: string) => ({
   url,

@@ -1,10 +1,10 @@
 // An approval request as the chain and ingestion leave it: a funded vault on the fake validator whose
 // transfer the program blocked, and its vault and pending override rows in the database.
 import type { Address } from '@solana/kit';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import type { FakeValidator } from '../../dev/validator/index.js';
 import type { Database } from '../../src/storage/database.js';
 import { createOverride, createVault, randomAddress } from './factories.js';
-import { createTestWallet, type TestWallet } from './wallet.js';
 
 const SOL = 1_000_000_000n;
 

@@ -12,9 +12,9 @@ import {
 import { getBase58Decoder } from '@solana/kit';
 import { createElement } from 'react';
 import { act, create, type ReactTestRenderer } from 'react-test-renderer';
+import type { TestWallet } from '../../dev/support/wallet.js';
 import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { waitFor } from './wait.js';
-import type { TestWallet } from './wallet.js';
 
 // The renderer runs outside a test framework that wraps updates in act(): let React schedule them.
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = false;

@@ -1,8 +1,9 @@
 // A local stand-in for Slack, Discord or Telegram: checks each request against the platform's
 // documented schema and limits (chat-platforms.ts) and answers the way the platform does.
+
+import type { ReceivedRequest, Reply, WebhookReceiver } from '../../dev/support/webhook-receiver.js';
+import { createWebhookReceiver } from '../../dev/support/webhook-receiver.js';
 import { validateDiscordBody, validateSlackBody, validateTelegramBody } from './chat-platforms.js';
-import type { ReceivedRequest, Reply, WebhookReceiver } from './webhook-receiver.js';
-import { createWebhookReceiver } from './webhook-receiver.js';
 
 export type ChatPlatform = 'slack' | 'discord' | 'telegram';
 

@@ -5,6 +5,7 @@ import { afterEach } from 'node:test';
 import type { Address } from '@solana/kit';
 import { VersionedTransaction } from '@solana/web3.js';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { TestWallet } from '../../dev/support/wallet.js';
 import { executeTransaction } from '../../dev/validator/executor.js';
 import { randomAddress } from '../../dev/validator/scenarios.js';
 import { getInstructionLogName, type InstructionName } from '../../src/chain/program.js';
@@ -13,7 +14,6 @@ import { coder, idl, plain } from './idl-conformance.js';
 import { BASE_URL, type IngestionHarness, useIngestionHarness } from './ingestion-harness.js';
 import { waitForSignatures } from './ingestor.js';
 import { rpcCall } from './json-rpc.js';
-import type { TestWallet } from './wallet.js';
 
 export interface ConformanceHarness extends IngestionHarness {
   /** The app on the harness's database and validator (closed after the test). */

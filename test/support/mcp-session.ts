@@ -9,13 +9,13 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { Address } from '@solana/kit';
 import type { FastifyInstance } from 'fastify';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { buildApp } from '../../src/app.js';
 import { clickBlinkButton, createTestBlinkAdapter } from './blink-client.js';
 import { randomAddress } from './factories.js';
 import { type IngestionHarness, useIngestionHarness } from './ingestion-harness.js';
 import { waitForSignatures } from './ingestor.js';
 import { waitFor } from './wait.js';
-import { createTestWallet, type TestWallet } from './wallet.js';
 
 export const SOL = 1_000_000_000n;
 const DEVNET_ID = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { createLogCapture, createTestApp, type LogCapture } from './app.js';
 import { createTestStorage, type TestStorage } from './database.js';
-import { createTestWallet, type TestWallet } from './wallet.js';
 
 /** A parsed JSON body, read field by field by the tests. */
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary response JSON field by field

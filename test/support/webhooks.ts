@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { asc, eq } from 'drizzle-orm';
+import { createWebhookReceiver, type WebhookReceiver } from '../../dev/support/webhook-receiver.js';
 import type { AppDeps } from '../../src/app-deps.js';
 import { enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
 import { generateWebhookSecret } from '../../src/domain/webhooks/signatures.js';
@@ -19,7 +20,6 @@ import { createTestDeps } from './app.js';
 import type { TestStorage } from './database.js';
 import { createVault, randomAddress } from './factories.js';
 import { waitFor } from './wait.js';
-import { createWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
 /** Receivers live on 127.0.0.1; retries are fast. */
 export const WORKER_ENV = {

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Address } from '@solana/kit';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import type { TestWallet } from '../../../dev/support/wallet.js';
 import { type FakeValidator, startFakeValidator } from '../../../dev/validator/index.js';
 import { LOCAL_GENESIS_HASH } from '../../../dev/validator/rpc.js';
 import { createTestStorage, type TestStorage } from '../../support/database.js';
 import { type ServiceProcess, startService } from '../../support/service-process.js';
 import { waitFor } from '../../support/wait.js';
-import type { TestWallet } from '../../support/wallet.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const ARTIFACTS = join(ROOT, 'test-artifacts');

@@ -1,22 +1,22 @@
 // Prints an MCP session as an agent has it, against the test validator: the service on a socket with
 // its ingestor, the MCP SDK's Client over Streamable HTTP listing the tools, checking a transfer, the
 // block, waiting, and the owner approving through Dialect's Blink client. docs/AGENTS.md, MCP.
-// node --import tsx dev/mcp-transcript.ts
+// node --import tsx test/tools/mcp-transcript.ts
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Address } from '@solana/kit';
-import { buildApp } from '../src/app.js';
-import { createTestDeps } from '../test/support/app.js';
-import { clickBlinkButton, createTestBlinkAdapter } from '../test/support/blink-client.js';
-import { createTestStorage } from '../test/support/database.js';
-import { randomAddress } from '../test/support/factories.js';
-import { startTestIngestor, waitForSignatures, waitForSubscription } from '../test/support/ingestor.js';
-import { waitFor } from '../test/support/wait.js';
-import { createTestWallet } from '../test/support/wallet.js';
-import { startFakeValidator } from './validator/index.js';
+import { createTestWallet } from '../../dev/support/wallet.js';
+import { startFakeValidator } from '../../dev/validator/index.js';
+import { buildApp } from '../../src/app.js';
+import { createTestDeps } from '../support/app.js';
+import { clickBlinkButton, createTestBlinkAdapter } from '../support/blink-client.js';
+import { createTestStorage } from '../support/database.js';
+import { randomAddress } from '../support/factories.js';
+import { startTestIngestor, waitForSignatures, waitForSubscription } from '../support/ingestor.js';
+import { waitFor } from '../support/wait.js';
 
 const SOL = 1_000_000_000n;
 const started = Date.now();

@@ -18,7 +18,8 @@ import { createChainReader } from './chain-reader.js';
 import { createOrderedReader, readTransaction } from './fetch-transaction.js';
 import { createIngestorLock, type IngestorLock } from './ingestor-lock.js';
 import { createBatchingSolanaRpc } from './rpc-batch.js';
-import { classifyRpcFailure, type RpcEndpoints } from './rpc-endpoints.js';
+import type { RpcEndpoints } from './rpc-endpoints.js';
+import { classifyRpcFailure } from './rpc-failure.js';
 import { runLogSubscription } from './subscription.js';
 
 /** Failures in a row after which a retried backfill logs at error level. */

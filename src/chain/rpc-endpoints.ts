@@ -1,8 +1,8 @@
 // Several Solana RPC endpoints in order of preference. Every call goes to the first endpoint that is
-// not cooling down; a connection error, timeout, 5xx or 429 (rpc-failure.ts) cools that endpoint down (for Retry-After
-// when the node gives one, else a growing backoff) and the call moves on to the next. Once a cooldown
-// ends the preferred endpoint gets the next call again, so traffic returns to it when it recovers.
-// Endpoint URLs carry API keys: only their scheme and host ever leave this module (labels).
+// not cooling down; a connection error, timeout, 5xx or 429 (rpc-failure.ts) cools that endpoint down
+// (for Retry-After when the node gives one, else a growing backoff) and the call moves on to the next.
+// Once a cooldown ends the preferred endpoint gets the next call again, so traffic returns to it when it
+// recovers. Endpoint URLs carry API keys: only their scheme and host ever leave this module (labels).
 import {
   createDefaultRpcTransport,
   createSolanaRpcFromTransport,

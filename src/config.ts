@@ -1,7 +1,10 @@
 // The only reader of process.env: parse once, report every bad variable together, freeze.
-import { isIP } from 'node:net';
 import { isAddress } from '@solana/kit';
 import { DEFAULT_CLIENT_IPV6_PREFIX } from './lib/client-key.js';
+import { createEnvReader, type Env, type VariableShape } from './lib/env-reader.js';
+import { isPublicBind, parseTrustProxy, type TrustProxy } from './lib/trust-proxy.js';
+
+export type { VariableShape } from './lib/env-reader.js';
 
 export const SOLANA_CLUSTERS = ['devnet', 'mainnet-beta', 'testnet', 'localnet'] as const;
 export type SolanaCluster = (typeof SOLANA_CLUSTERS)[number];
@@ -54,7 +57,7 @@ export interface Config {
   readonly publicBaseUrl: string;
   readonly roles: readonly Role[];
   /** TRUST_PROXY: false, true (every hop), a hop count, or the proxies' addresses/CIDRs (Fastify trustProxy). */
-  readonly trustProxy: boolean | number | string[];
+  readonly trustProxy: TrustProxy;
   /** METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>` (else 401). */
   readonly metricsToken: string | null;
   /** CLIENT_IPV6_PREFIX: IPv6 clients are counted (rate limits, stream caps) by their subnet of this many bits. */
@@ -118,18 +121,6 @@ export class ConfigError extends Error {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
-}
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-/**
- * How the readers below read one variable: its value when unset and what it accepts, in words.
- * scripts/config-docs.ts renders these, with the meanings in config-variables.ts, into docs/CONFIGURATION.md.
- */
-export interface VariableShape {
-  readonly name: string;
-  readonly fallback?: string;
-  readonly accepts?: string;
 }
 
 /**
@@ -276,11 +267,6 @@ export function configWarnings(config: Config): string[] {
   return warnings;
 }
 
-/** A public bind: every address of the machine, so any direct peer can claim to be the proxy. */
-export function isPublicBind(host: string): boolean {
-  return ['0.0.0.0', '::', '[::]', ''].includes(host);
-}
-
 function parsePriorityFee(raw: string | undefined, problems: string[]): PriorityFeeMode {
   if (raw === undefined || raw.toLowerCase() === 'auto') return { kind: 'auto' };
   if (raw.toLowerCase() === 'off') return { kind: 'off' };
@@ -289,85 +275,6 @@ function parsePriorityFee(raw: string | undefined, problems: string[]): Priority
     `PRIORITY_FEE must be auto, off or a whole number of micro-lamports per compute unit (got "${raw}")`,
   );
   return { kind: 'auto' };
-}
-
-/**
- * Readers of one variable each: trimmed (blank is unset), the fallback on a bad value, which goes to
- * problems. Each declares its variable's shape into `shapes` (the first declaration of a name counts).
- */
-function createEnvReader(env: Env, problems: string[], shapes?: VariableShape[]) {
-  const declare = (shape: VariableShape) => {
-    if (shapes !== undefined && !shapes.some((s) => s.name === shape.name)) shapes.push(shape);
-  };
-  const read = (name: string): string | undefined => {
-    declare({ name });
-    const value = env[name];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
-  };
-  const text = (name: string, fallback: string): string => {
-    declare({ name, fallback });
-    return read(name) ?? fallback;
-  };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    declare({ name, fallback: String(fallback), accepts: `a whole number from ${min} to ${max}` });
-    const raw = read(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
-      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
-      return fallback;
-    }
-    return value;
-  };
-  const bool = (name: string, fallback: boolean): boolean => {
-    declare({ name, fallback: String(fallback), accepts: '`true` or `false` (also 1/0, yes/no, on/off)' });
-    const raw = read(name)?.toLowerCase();
-    if (raw === undefined) return fallback;
-    if (['true', '1', 'yes', 'on'].includes(raw)) return true;
-    if (['false', '0', 'no', 'off'].includes(raw)) return false;
-    problems.push(`${name} must be true or false (got "${raw}")`);
-    return fallback;
-  };
-  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
-    declare({ name, fallback, accepts: allowed.map((a) => `\`${a}\``).join(', ') });
-    const raw = read(name);
-    if (raw === undefined) return fallback;
-    if ((allowed as readonly string[]).includes(raw)) return raw as T;
-    problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
-    return fallback;
-  };
-  const schemes = (protocols: readonly string[]) => protocols.map((p) => `\`${p}//\``).join(' or ');
-  const url = (name: string, protocols: readonly string[]): string | undefined => {
-    declare({ name, accepts: `${schemes(protocols)} URL` });
-    const raw = read(name);
-    if (raw === undefined) return undefined;
-    try {
-      const parsed = new URL(raw);
-      if (protocols.includes(parsed.protocol)) return raw;
-    } catch {}
-    problems.push(`${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} URL`);
-    return undefined;
-  };
-  const urls = (name: string, protocols: readonly string[]): string[] => {
-    declare({ name, accepts: `comma-separated ${schemes(protocols)} URLs` });
-    const raw = read(name);
-    if (raw === undefined) return [];
-    const parts = raw.split(',').map((p) => p.trim());
-    const bad = parts.filter((p) => {
-      try {
-        return !protocols.includes(new URL(p).protocol);
-      } catch {
-        return true;
-      }
-    });
-    if (bad.length === 0) return parts;
-    // Never echo the value: RPC URLs carry API keys.
-    problems.push(
-      `${name} must be a comma-separated list of ${protocols.map((p) => `${p}//`).join(' or ')} URLs (${bad.length} invalid)`,
-    );
-    return [];
-  };
-  return { read, text, int, bool, oneOf, url, urls };
 }
 
 /** SOLANA_RPC_URL and SOLANA_WS_URL, paired by position (the cluster's public node when unset). */
@@ -423,34 +330,6 @@ function parseSchedule(raw: string | undefined, problems: string[]): number[] {
     return [...DEFAULT_RETRY_SCHEDULE];
   }
   return parts.map(Number);
-}
-
-/** A hop count trusts only the nearest proxies, so a client cannot pick its own X-Forwarded-For address. */
-function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string[] {
-  if (raw === undefined) return false;
-  const lower = raw.toLowerCase();
-  if (['true', 'yes', 'on'].includes(lower)) return true;
-  if (['false', 'no', 'off', '0'].includes(lower)) return false;
-  if (/^\d{1,2}$/.test(raw)) return Number(raw);
-  const entries = raw.split(',').map((e) => e.trim());
-  const valid = (entry: string) => {
-    const [ip, bits, ...rest] = entry.split('/');
-    const family = isIP(ip ?? '');
-    if (family === 0 || rest.length > 0) return false;
-    return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
-  };
-  if (entries.every(valid)) return entries;
-  problems.push(
-    `TRUST_PROXY must be true, false, a hop count, or comma-separated proxy addresses/CIDRs (got "${raw}")`,
-  );
-  return false;
-}
-
-/** Fastify's trustProxy option: a hop count becomes "trust the nearest n hops" (its types omit numbers). */
-export function trustProxyOption(
-  value: Config['trustProxy'],
-): boolean | string[] | ((address: string, hop: number) => boolean) {
-  return typeof value === 'number' ? (_address, hop) => hop < value : value;
 }
 
 /** Each key is the base64 (or base64url) text of exactly 32 random bytes; PREVIOUS is a comma list. */

@@ -7,7 +7,8 @@
 // ingestion reads only slot, blockTime, err and the logs of a getTransaction reply.
 import { createSolanaRpcFromTransport, type RpcTransport } from '@solana/kit';
 import type { SolanaRpc } from './rpc.js';
-import { type RpcEndpoints, RpcHttpStatusError } from './rpc-endpoints.js';
+import type { RpcEndpoints } from './rpc-endpoints.js';
+import { RpcHttpStatusError } from './rpc-failure.js';
 
 const BATCHED_METHODS = new Set(['getTransaction']);
 

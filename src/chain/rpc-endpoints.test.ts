@@ -5,10 +5,10 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import {
   createFailoverSolanaRpc,
   createRpcEndpoints,
-  parseRetryAfter,
   rpcEndpointLabel,
   rpcUrlReplacements,
 } from './rpc-endpoints.js';
+import { parseRetryAfter } from './rpc-failure.js';
 
 /** A JSON-RPC node whose answer the test sets: a slot, an HTTP status (with headers), or silence. */
 function startNode() {

@@ -1,20 +1,19 @@
 // Several Solana RPC endpoints in order of preference. Every call goes to the first endpoint that is
-// not cooling down; a connection error, timeout, 5xx or 429 cools that endpoint down (for Retry-After
-// when the node gives one, else a growing backoff) and the call moves on to the next. Once a cooldown
-// ends the preferred endpoint gets the next call again, so traffic returns to it when it recovers.
-// Endpoint URLs carry API keys: only their scheme and host ever leave this module (labels).
+// not cooling down; a connection error, timeout, 5xx or 429 (rpc-failure.ts) cools that endpoint down
+// (for Retry-After when the node gives one, else a growing backoff) and the call moves on to the next.
+// Once a cooldown ends the preferred endpoint gets the next call again, so traffic returns to it when it
+// recovers. Endpoint URLs carry API keys: only their scheme and host ever leave this module (labels).
 import {
   createDefaultRpcTransport,
   createSolanaRpcFromTransport,
   createSolanaRpcSubscriptions,
-  isSolanaError,
   type RpcTransport,
-  SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
 } from '@solana/kit';
 import { backoffDelay } from '../lib/backoff.js';
 import type { Metrics } from '../lib/metrics.js';
 import { applyReplacements, urlLabel, urlReplacements } from '../lib/url-redaction.js';
 import type { SolanaRpc, SolanaRpcSubscriptions } from './rpc.js';
+import { classifyRpcFailure, type RpcFailure, sendWithTimeout, UNCLASSIFIED } from './rpc-failure.js';
 
 export interface RpcEndpointConfig {
   readonly rpcUrl: string;
@@ -85,62 +84,10 @@ export class RpcEndpointsUnavailableError extends Error {
   }
 }
 
-/** A non-2xx HTTP answer from a request sent outside kit's transport (JSON-RPC batches). */
-export class RpcHttpStatusError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly headers: Headers,
-  ) {
-    super(`RPC answered HTTP ${statusCode}`);
-    this.name = 'RpcHttpStatusError';
-  }
-}
-
-class RpcTimeoutError extends Error {
-  constructor(ms: number) {
-    super(`RPC call did not answer within ${ms} ms`);
-    this.name = 'RpcTimeoutError';
-  }
-}
-
 /** scheme://host of a URL; never its path, query or credentials. */
 export const rpcEndpointLabel = urlLabel;
 
-type Failure = { kind: 'rate_limited' | 'error' | 'timeout'; retryAfterMs: number | null };
-/** A long-lived use failed in a way the transport does not name (e.g. a WebSocket that dropped). */
-const UNCLASSIFIED: Failure = { kind: 'error', retryAfterMs: null };
 const PROBE_PAYLOAD = { jsonrpc: '2.0', id: 0, method: 'getSlot' };
-
-/** Whether an error is the endpoint's fault (move on) or the call's (give it back to the caller). */
-export function classifyRpcFailure(error: unknown, now = Date.now()): Failure | null {
-  let status: number | null = null;
-  let headers: Headers | null = null;
-  if (isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) {
-    status = error.context.statusCode;
-    headers = error.context.headers as Headers;
-  } else if (error instanceof RpcHttpStatusError) {
-    status = error.statusCode;
-    headers = error.headers;
-  } else if (error instanceof RpcTimeoutError) {
-    return { kind: 'timeout', retryAfterMs: null };
-  } else if (error instanceof TypeError || (error as { code?: unknown })?.code === 'ECONNREFUSED') {
-    // fetch rejects with a TypeError when the connection fails or drops mid-answer.
-    return { kind: 'error', retryAfterMs: null };
-  }
-  if (status === null) return null;
-  if (status === 429) return { kind: 'rate_limited', retryAfterMs: parseRetryAfter(headers, now) };
-  if (status >= 500) return { kind: 'error', retryAfterMs: parseRetryAfter(headers, now) };
-  return null;
-}
-
-/** Retry-After in seconds or as an HTTP date, in milliseconds from now (null when absent or invalid). */
-export function parseRetryAfter(headers: Headers | null, now = Date.now()): number | null {
-  const raw = headers?.get('retry-after')?.trim();
-  if (raw === undefined || raw === '') return null;
-  if (/^\d+$/.test(raw)) return Number(raw) * 1000;
-  const at = Date.parse(raw);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
-}
 
 export function createRpcEndpoints(
   configs: readonly RpcEndpointConfig[],
@@ -220,7 +167,7 @@ function publish(pool: Pool, endpoint: RpcEndpoint): void {
   pool.metrics?.rpcEndpointAvailable.labels(endpoint.label).set(available(pool, endpoint.index) ? 1 : 0);
 }
 
-function recordFailureKind(pool: Pool, endpoint: RpcEndpoint, failure: Failure): void {
+function recordFailureKind(pool: Pool, endpoint: RpcEndpoint, failure: RpcFailure): void {
   const state = pool.health[endpoint.index]!;
   state.failures += 1;
   const now = pool.now();
@@ -281,24 +228,6 @@ async function probe(pool: Pool, endpoint: RpcEndpoint): Promise<boolean> {
   } catch (error) {
     recordFailureKind(pool, endpoint, classifyRpcFailure(error, pool.now()) ?? UNCLASSIFIED);
     return false;
-  }
-}
-
-/** Runs send with a signal that also aborts after timeoutMs; that timeout rejects as RpcTimeoutError. */
-async function sendWithTimeout<T>(
-  timeoutMs: number,
-  send: (signal: AbortSignal) => Promise<T>,
-  signal: AbortSignal | undefined,
-): Promise<T> {
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(new RpcTimeoutError(timeoutMs)), timeoutMs);
-  try {
-    return await send(signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal);
-  } catch (error) {
-    if (timeout.signal.aborted && !signal?.aborted) throw timeout.signal.reason;
-    throw error;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

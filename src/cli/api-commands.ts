@@ -10,8 +10,8 @@ import { WEBHOOK_EVENTS, type WebhookEventName } from '@vaultkeeper/webhooks';
 import type { ClientEnvironment } from '../config.js';
 import { isSolanaAddress } from '../lib/address.js';
 import { isUuid } from '../lib/uuid.js';
-import { closest } from './commands.js';
 import { CliError, EXIT, type Output } from './output.js';
+import { closest } from './parse-command-line.js';
 
 export type Values = Readonly<Record<string, string | boolean | undefined>>;
 

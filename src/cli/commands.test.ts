@@ -3,10 +3,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseRecoverSince } from './api-commands.js';
-import { COMMANDS, closest, parseCommandLine } from './commands.js';
+import { COMMANDS } from './commands.js';
 import { helpFor } from './help.js';
 import { parseListenSettings } from './listen.js';
 import { CliError, EXIT } from './output.js';
+import { closest, parseCommandLine } from './parse-command-line.js';
 
 function refusal(argv: string[]): CliError {
   try {

@@ -24,7 +24,6 @@ import {
   type Values,
 } from './api-commands.js';
 import { backfillSince, parseSince } from './backfill.js';
-import { parseCommandLine } from './commands.js';
 import { runDoctor } from './doctor.js';
 import { helpFor } from './help.js';
 import { parseListenSettings, runListen } from './listen.js';
@@ -32,6 +31,7 @@ import { parseMcpUrl, runMcp } from './mcp.js';
 import { knownMigrations, readMigrationState } from './migrations.js';
 import { listDeliveries, listWebhooks, rebuildMetrics, retryDeliveries } from './operations.js';
 import { CliError, createOutput, EXIT, type Output } from './output.js';
+import { parseCommandLine } from './parse-command-line.js';
 
 /** The package's version (package.json sits two levels up from src/cli and from dist/cli). */
 function version(): string {

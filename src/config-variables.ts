@@ -2,7 +2,8 @@
 // defaults and accepted values; this table only says what they are for. `npm run docs:config` renders
 // both into docs/CONFIGURATION.md, and its `--check` (CI) fails when a variable config.ts reads has no
 // row here, or a row names a variable config.ts does not read. Links are relative to docs/.
-import { DEFAULT_RETRY_SCHEDULE, ROLE_NAMES } from './config.js';
+import { ROLE_NAMES } from './config.js';
+import { DEFAULT_RETRY_SCHEDULE } from './lib/config-values.js';
 
 export interface VariableDoc {
   /** The table this row is in (a heading of docs/CONFIGURATION.md). */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ConfigError, configWarnings, DEFAULT_PROGRAM_ID, deriveWsUrl, loadConfig } from './config.js';
+import { ConfigError, configWarnings, DEFAULT_PROGRAM_ID, loadConfig } from './config.js';
+import { deriveWsUrl } from './lib/config-values.js';
 
 describe('loadConfig', () => {
   test('applies every documented default when the environment is empty', () => {

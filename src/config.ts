@@ -1,9 +1,23 @@
 // The only reader of process.env: parse once, report every bad variable together, freeze.
 import { isAddress } from '@solana/kit';
 import { DEFAULT_CLIENT_IPV6_PREFIX } from './lib/client-key.js';
+import {
+  type BackfillConfig,
+  type DatabaseConfig,
+  deriveWsUrl,
+  type PriorityFeeMode,
+  parseBackfill,
+  parseDatabase,
+  parseMetricsToken,
+  parsePriorityFee,
+  parseSchedule,
+  parseSecretsKeys,
+  type SecretsKeys,
+} from './lib/config-values.js';
 import { createEnvReader, type Env, type VariableShape } from './lib/env-reader.js';
 import { isPublicBind, parseTrustProxy, type TrustProxy } from './lib/trust-proxy.js';
 
+export type { BackfillConfig, DatabaseConfig, PriorityFeeMode } from './lib/config-values.js';
 export type { VariableShape } from './lib/env-reader.js';
 
 export const SOLANA_CLUSTERS = ['devnet', 'mainnet-beta', 'testnet', 'localnet'] as const;
@@ -14,7 +28,6 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const DEFAULT_PROGRAM_ID = 'ET9WDoFE2bf4bSmciLL7q7sKdeSYeNkWbNMHbAMBu2ZJ';
-export const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
 const CLUSTER_RPC: Record<SolanaCluster, string> = {
   devnet: 'https://api.devnet.solana.com',
@@ -23,24 +36,10 @@ const CLUSTER_RPC: Record<SolanaCluster, string> = {
   localnet: 'http://127.0.0.1:8899',
 };
 
-export type DatabaseConfig =
-  | { kind: 'pglite'; dataDir: string }
-  | { kind: 'memory' }
-  | { kind: 'postgres'; url: string; poolSize?: number };
-
 /** DATABASE_POOL_SIZE: PostgreSQL connections per process at most (node-postgres's own default). */
 export const DEFAULT_DATABASE_POOL_SIZE = 10;
 /** The ingestor lock and the delivery listener may each hold one; queries need the rest. */
 const MIN_DATABASE_POOL_SIZE = 4;
-
-/** BACKFILL: how far back a first start reads history. */
-export type BackfillConfig = { mode: 'all' } | { mode: 'none' } | { mode: 'count'; count: number };
-
-/** PRIORITY_FEE: `auto` (a percentile of recent fees), `off` (no price instruction) or fixed µlamports per CU. */
-export type PriorityFeeMode =
-  | { readonly kind: 'auto' }
-  | { readonly kind: 'off' }
-  | { readonly kind: 'fixed'; readonly microLamports: bigint };
 
 export interface Config {
   readonly port: number;
@@ -77,7 +76,7 @@ export interface Config {
   readonly webhookRetrySchedule: readonly number[];
   readonly webhookTimeoutMs: number;
   /** WEBHOOK_SECRETS_KEY(_PREVIOUS): AES-256-GCM keys sealing webhook secrets at rest; null = stored plain. */
-  readonly webhookSecretsKeys: { current: Buffer; previous: Buffer[] } | null;
+  readonly webhookSecretsKeys: SecretsKeys | null;
   readonly smtpUrl: string | null;
   readonly emailFrom: string;
   readonly logLevel: LogLevel;
@@ -243,16 +242,6 @@ function parseDemo(
   return { ownerKeypairFile: keypairFile };
 }
 
-/** A bearer token: long enough not to be guessed, and only characters a header carries as they are. */
-function parseMetricsToken(raw: string | undefined, problems: string[]): string | null {
-  if (raw === undefined) return null;
-  if (/^[A-Za-z0-9._~+/=-]{24,512}$/.test(raw)) return raw;
-  problems.push(
-    'METRICS_TOKEN must be 24 to 512 characters of A-Z a-z 0-9 . _ ~ + / = - (e.g. openssl rand -base64 32)',
-  );
-  return null;
-}
-
 /** What is valid but unsafe in this configuration: one line each, for the start-up log. */
 export function configWarnings(config: Config): string[] {
   const warnings: string[] = [];
@@ -265,16 +254,6 @@ export function configWarnings(config: Config): string[] {
     );
   }
   return warnings;
-}
-
-function parsePriorityFee(raw: string | undefined, problems: string[]): PriorityFeeMode {
-  if (raw === undefined || raw.toLowerCase() === 'auto') return { kind: 'auto' };
-  if (raw.toLowerCase() === 'off') return { kind: 'off' };
-  if (/^\d{1,15}$/.test(raw)) return { kind: 'fixed', microLamports: BigInt(raw) };
-  problems.push(
-    `PRIORITY_FEE must be auto, off or a whole number of micro-lamports per compute unit (got "${raw}")`,
-  );
-  return { kind: 'auto' };
 }
 
 /** SOLANA_RPC_URL and SOLANA_WS_URL, paired by position (the cluster's public node when unset). */
@@ -294,21 +273,6 @@ function readRpcEndpoints(
   return rpcUrls.map((rpcUrl, i) => ({ rpcUrl, wsUrl: wsUrls[i] ?? deriveWsUrl(rpcUrl) }));
 }
 
-function parseDatabase(raw: string | undefined, dataDir: string, problems: string[]): DatabaseConfig {
-  if (raw === undefined) return { kind: 'pglite', dataDir };
-  if (raw === 'memory://') return { kind: 'memory' };
-  if (/^postgres(ql)?:\/\//.test(raw)) {
-    try {
-      new URL(raw);
-      return { kind: 'postgres', url: raw };
-    } catch {}
-  }
-  problems.push(
-    'DATABASE_URL must be postgres://… (or postgresql://…), memory://, or unset for embedded PGlite',
-  );
-  return { kind: 'memory' };
-}
-
 function parseRoles(raw: string | undefined, problems: string[]): Role[] {
   if (raw === undefined) return [...ROLE_NAMES];
   const roles = raw.split(',').map((r) => r.trim());
@@ -320,58 +284,6 @@ function parseRoles(raw: string | undefined, problems: string[]): Role[] {
     return [...ROLE_NAMES];
   }
   return [...new Set(roles as Role[])];
-}
-
-function parseSchedule(raw: string | undefined, problems: string[]): number[] {
-  if (raw === undefined) return [...DEFAULT_RETRY_SCHEDULE];
-  const parts = raw.split(',').map((p) => p.trim());
-  if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) {
-    problems.push('WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, e.g. 5,300,1800');
-    return [...DEFAULT_RETRY_SCHEDULE];
-  }
-  return parts.map(Number);
-}
-
-/** Each key is the base64 (or base64url) text of exactly 32 random bytes; PREVIOUS is a comma list. */
-function parseSecretsKeys(
-  current: string | undefined,
-  previous: string | undefined,
-  problems: string[],
-): Config['webhookSecretsKeys'] {
-  const decode = (name: string, text: string): Buffer | null => {
-    const bytes = /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : Buffer.alloc(0);
-    if (bytes.length === 32) return bytes;
-    problems.push(`${name} must be the base64 of 32 random bytes (e.g. openssl rand -base64 32)`);
-    return null;
-  };
-  if (current === undefined) {
-    if (previous !== undefined) problems.push('WEBHOOK_SECRETS_KEY_PREVIOUS needs WEBHOOK_SECRETS_KEY');
-    return null;
-  }
-  const key = decode('WEBHOOK_SECRETS_KEY', current);
-  const older = (previous ?? '')
-    .split(',')
-    .map((k) => k.trim())
-    .filter((k) => k !== '')
-    .map((k) => decode('WEBHOOK_SECRETS_KEY_PREVIOUS', k));
-  if (key === null || older.some((k) => k === null)) return null;
-  return { current: key, previous: older as Buffer[] };
-}
-
-function parseBackfill(raw: string | undefined, problems: string[]): BackfillConfig {
-  if (raw === undefined || raw === 'all') return { mode: 'all' };
-  if (raw === 'none') return { mode: 'none' };
-  if (/^\d+$/.test(raw) && Number(raw) > 0) return { mode: 'count', count: Number(raw) };
-  problems.push('BACKFILL must be all, none, or a positive signature count');
-  return { mode: 'all' };
-}
-
-/** Solana convention: the PubSub port is the RPC port + 1 when a port is given. */
-export function deriveWsUrl(rpcUrl: string): string {
-  const url = new URL(rpcUrl);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  if (url.port !== '') url.port = String(Number(url.port) + 1);
-  return url.toString().replace(/\/$/, '');
 }
 
 /** What the CLI's API commands read from the environment: where the service is, and an API key. */

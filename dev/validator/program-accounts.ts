@@ -56,8 +56,6 @@ export const MAX_WHITELIST = arrayLength('VaultConfig', 'whitelist');
 export const MAX_NAME_BYTES = arrayLength('VaultConfig', 'name');
 
 const ACCOUNTS = discriminators(IDL.accounts);
-const VAULT_CONFIG_FIELDS = getFields('VaultConfig');
-const PENDING_OVERRIDE_FIELDS = getFields('PendingOverride');
 
 function encodeAccount(name: string, fields: Record<string, unknown>): Uint8Array {
   const body = coder.types.encode(name, toAnchorFields(getFields(name), fields));
@@ -69,7 +67,7 @@ function encodeAccount(name: string, fields: Record<string, unknown>): Uint8Arra
 
 function decodeAccount(name: string, data: Uint8Array): Record<string, unknown> {
   const decoded = coder.accounts.decode(name, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
-  return fromAnchorFields(name === 'VaultConfig' ? VAULT_CONFIG_FIELDS : PENDING_OVERRIDE_FIELDS, decoded);
+  return fromAnchorFields(getFields(name), decoded);
 }
 
 export function encodeVaultConfig(config: VaultConfig): Uint8Array {

@@ -1,11 +1,11 @@
 import type { Address } from '@solana/kit';
-import { COMPUTE_BUDGET_PROGRAM_ADDRESS, SYSTEM_PROGRAM_ADDRESS } from '../../src/chain/program.js';
 import {
   decodeProgramEvent,
   encodeProgramEvent,
   type KnownProgramEvent,
   type ProgramEvent,
-} from '../../src/chain/program-events.js';
+} from './program-events.js';
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS, SYSTEM_PROGRAM_ADDRESS } from './program-idl.js';
 import {
   type InnerInstruction,
   type LedgerState,

@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Address, RpcTransport } from '@solana/kit';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { findTreasuryAddress } from '../../src/chain/pdas.js';
-import { DEFAULT_PROGRAM_ID } from '../../src/chain/program.js';
-import { type ProgramEvent, toJson } from '../../src/chain/program-events.js';
-import { stringifyJson } from './render.js';
+import type { ProgramEvent } from './program-events.js';
+import { DEFAULT_PROGRAM_ID } from './program-idl.js';
+import { findTreasuryAddress } from './program-instructions.js';
+import { stringifyJson, toJson } from './render.js';
 import { createPrioritizationFees, createRpcMethods, RpcError } from './rpc.js';
 
 export { STATUS_CACHE_SLOTS } from './rpc.js';

@@ -149,3 +149,14 @@ export function renderAccount(
     space: account.data.length,
   };
 }
+
+/** A control answer as JSON: bigints become decimal strings (lossless), byte arrays base64. */
+export function toJson(value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (Array.isArray(value)) return value.map(toJson);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, toJson(inner)]));
+  }
+  return value;
+}

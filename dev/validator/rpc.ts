@@ -1,9 +1,8 @@
 import { type Address, getBase58Encoder, isAddress } from '@solana/kit';
-import { decodeTransactionBytes } from '../../src/chain/solana-transactions.js';
-import { verifyEd25519 } from '../../src/lib/ed25519.js';
 import { executeTransaction } from './executor.js';
 import { renderAccount, renderSignatureInfo, renderTransaction } from './render.js';
 import type { LedgerState, TransactionRecord } from './state.js';
+import { decodeWireTransaction, verifySignature, type WireTransaction } from './wire.js';
 
 /** JSON-RPC methods of a Solana node, answered from the fake ledger. */
 
@@ -71,9 +70,9 @@ export function createRpcMethods(
   async function runWire(params: unknown[], mode: 'send' | 'simulate') {
     const encoded = param(params, 0, isString, 'transaction');
     const cfg = config(params, 1);
-    let tx: ReturnType<typeof decodeTransactionBytes>;
+    let tx: WireTransaction;
     try {
-      tx = decodeTransactionBytes(decodeWire(encoded, cfg.encoding));
+      tx = decodeWireTransaction(decodeWire(encoded, cfg.encoding));
     } catch (error) {
       throw new RpcError(
         -32602,
@@ -88,7 +87,7 @@ export function createRpcMethods(
     if (sigVerify) {
       for (const [i, { address }] of tx.signatures.entries()) {
         const sig = tx.signatureBytes[i];
-        if (sig == null || !(await verifyEd25519(address, tx.messageBytes, sig))) {
+        if (sig == null || !(await verifySignature(address, tx.messageBytes, sig))) {
           throw new RpcError(-32003, 'Transaction signature verification failure');
         }
       }

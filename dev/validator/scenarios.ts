@@ -1,31 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import type { Address, Instruction } from '@solana/kit';
-import {
-  buildAddToWhitelistInstruction,
-  buildApproveOverrideInstruction,
-  buildCreateOverrideInstruction,
-  buildExecuteApprovedOverrideInstruction,
-  buildInitializeVaultInstruction,
-  buildPauseVaultInstruction,
-  buildRemoveFromWhitelistInstruction,
-  buildResumeVaultInstruction,
-  buildUpdateAgentSignerInstruction,
-  buildUpdateDailyLimitInstruction,
-  createVaultInstruction,
-} from '../../src/chain/instructions.js';
-import { findPendingOverrideAddress } from '../../src/chain/pdas.js';
-import { SYSTEM_PROGRAM_ADDRESS } from '../../src/chain/program.js';
-import { encodeProgramEvent, type ProgramEvent } from '../../src/chain/program-events.js';
-import type { BlockReason } from '../../src/domain/transactions/transaction-resource.js';
-import type { VaultTier } from '../../src/domain/vaults/vault-resource.js';
+import type { Address } from '@solana/kit';
 import { setVaultState, type VaultStatePatch } from './account-overrides.js';
 import { executeTransaction, type TransactionInput } from './executor.js';
+import { type BlockReason, encodeProgramEvent, type ProgramEvent, type VaultTier } from './program-events.js';
+import { SYSTEM_PROGRAM_ADDRESS } from './program-idl.js';
+import {
+  buildVaultInstruction,
+  findPendingOverrideAddress,
+  findVaultAddress,
+  findVaultAuthorityAddress,
+  type InstructionArgsMap,
+} from './program-instructions.js';
 import {
   type LedgerState,
   randomBase58,
   type TransactionError,
   type TxInstruction,
-  toTxInstruction,
   type VaultEntry,
 } from './state.js';
 
@@ -84,10 +74,29 @@ export function createScenarios(state: LedgerState, treasury: Address) {
     return entry;
   }
 
-  const owner = (vault: Address) => {
-    const { config } = vaultOf(vault);
-    return { programId, vault, authority: config.authority, vaultNonce: config.vaultNonce };
-  };
+  type VaultArgs<K extends keyof InstructionArgsMap> = Omit<InstructionArgsMap[K], 'vaultNonce'>;
+
+  /** An instruction on an existing vault: its own accounts and nonce, plus `accounts`. */
+  function vaultInstruction<K extends keyof InstructionArgsMap>(
+    name: K,
+    vault: Address,
+    args: VaultArgs<K>,
+    accounts: Readonly<Record<string, Address>> = {},
+  ): TxInstruction {
+    const { config, depositAddress } = vaultOf(vault);
+    const named = {
+      vault,
+      authority: config.authority,
+      agent_signer: config.agentSigner,
+      vault_authority: depositAddress,
+      fee_treasury: treasury,
+      ...accounts,
+    };
+    return buildVaultInstruction(programId, name, named, {
+      vaultNonce: config.vaultNonce,
+      ...args,
+    } as InstructionArgsMap[K]);
+  }
 
   function agentTransfer(
     vault: Address,
@@ -95,29 +104,22 @@ export function createScenarios(state: LedgerState, treasury: Address) {
     amount: bigint,
     agent?: Address,
   ): TxInstruction {
-    const entry = vaultOf(vault);
-    return toTxInstruction(
-      createVaultInstruction(
-        programId,
-        'execute_agent',
-        {
-          vault,
-          agent_signer: agent ?? entry.config.agentSigner,
-          vault_authority: entry.depositAddress,
-          destination,
-          fee_treasury: treasury,
-        },
-        { vaultNonce: entry.config.vaultNonce, amount },
-      ),
-    );
+    const signer: Record<string, Address> = agent === undefined ? {} : { agent_signer: agent };
+    return vaultInstruction('execute_agent', vault, { amount }, { destination, ...signer });
   }
 
-  async function ownerTx(vault: Address, ix: Promise<Instruction>): Promise<ScenarioResult> {
-    return run(
-      { feePayer: vaultOf(vault).config.authority, instructions: [toTxInstruction(await ix)] },
-      true,
-    );
+  function ownerTx<K extends keyof InstructionArgsMap>(
+    name: K,
+    vault: Address,
+    args: VaultArgs<K>,
+    accounts?: Readonly<Record<string, Address>>,
+  ): Promise<ScenarioResult> {
+    const ix = vaultInstruction(name, vault, args, accounts);
+    return run({ feePayer: vaultOf(vault).config.authority, instructions: [ix] }, true);
   }
+
+  const pendingOverrideOf = async (vault: Address, nonce: bigint) =>
+    (await findPendingOverrideAddress(programId, vault, nonce))[0];
 
   async function airdrop(address: Address, lamports: Lamports): Promise<ScenarioResult> {
     const amount = BigInt(lamports);
@@ -157,17 +159,16 @@ export function createScenarios(state: LedgerState, treasury: Address) {
     const authority = input.authority ?? randomAddress();
     const agentSigner = input.agentSigner ?? randomAddress();
     const nonce = input.nonce === undefined ? randomU64() : BigInt(input.nonce);
-    const ix = await buildInitializeVaultInstruction({
+    const [vault] = await findVaultAddress(programId, authority, nonce);
+    const [vaultAuthority] = await findVaultAuthorityAddress(programId, vault);
+    const ix = buildVaultInstruction(
       programId,
-      authority,
-      nonce,
-      agentSigner,
-      dailyLimit: BigInt(input.dailyLimit),
-      name: input.name ?? 'Test vault',
-    });
+      'initialize_vault',
+      { vault, vault_authority: vaultAuthority, authority },
+      { nonce, agentSigner, dailyLimit: BigInt(input.dailyLimit), name: input.name ?? 'Test vault' },
+    );
     const force = { tier: input.tier, feeBasisPoints: input.feeBasisPoints };
-    const result = await run({ feePayer: authority, instructions: [toTxInstruction(ix)], force }, true);
-    const vault = ix.accounts[0]?.address as Address;
+    const result = await run({ feePayer: authority, instructions: [ix], force }, true);
     return { ...result, vault, depositAddress: vaultOf(vault).depositAddress, authority, agentSigner, nonce };
   }
 
@@ -192,45 +193,41 @@ export function createScenarios(state: LedgerState, treasury: Address) {
       opts: { destination: Address; amount: Lamports; reason?: BlockReason; nonce?: Lamports },
     ): Promise<ScenarioResult & { nonce: bigint; pendingOverride: Address }> {
       const nonce = opts.nonce === undefined ? vaultOf(vault).config.overrideNonce : BigInt(opts.nonce);
-      const ix = await buildCreateOverrideInstruction({
-        ...owner(vault),
-        overrideNonce: nonce,
+      const pendingOverride = await pendingOverrideOf(vault, nonce);
+      const args = {
         destination: opts.destination,
         amount: BigInt(opts.amount),
         reason: opts.reason ?? 'exceeded_daily_limit',
-      });
-      const result = await ownerTx(vault, Promise.resolve(ix));
-      return { ...result, nonce, pendingOverride: ix.accounts[2]?.address as Address };
+      };
+      const result = await ownerTx('create_override', vault, args, { pending_override: pendingOverride });
+      return { ...result, nonce, pendingOverride };
     },
 
-    approveOverride: (vault: Address, nonce: Lamports) =>
-      ownerTx(vault, buildApproveOverrideInstruction({ ...owner(vault), overrideNonce: BigInt(nonce) })),
+    approveOverride: async (vault: Address, nonce: Lamports) =>
+      ownerTx(
+        'approve_override',
+        vault,
+        {},
+        { pending_override: await pendingOverrideOf(vault, BigInt(nonce)) },
+      ),
 
     async executeApprovedOverride(vault: Address, nonce: Lamports): Promise<ScenarioResult> {
-      const [pda] = await findPendingOverrideAddress(programId, vault, BigInt(nonce));
+      const pda = await pendingOverrideOf(vault, BigInt(nonce));
       const pending = state.getOverride(pda);
       if (pending === undefined) throw new Error(`fake validator: no override ${String(nonce)} for ${vault}`);
       const destination = pending.value.destination;
-      return ownerTx(
-        vault,
-        buildExecuteApprovedOverrideInstruction({
-          ...owner(vault),
-          overrideNonce: BigInt(nonce),
-          destination,
-        }),
-      );
+      return ownerTx('execute_approved_override', vault, {}, { pending_override: pda, destination });
     },
 
-    pause: (vault: Address) => ownerTx(vault, buildPauseVaultInstruction(owner(vault))),
-    resume: (vault: Address) => ownerTx(vault, buildResumeVaultInstruction(owner(vault))),
+    pause: (vault: Address) => ownerTx('pause_vault', vault, {}),
+    resume: (vault: Address) => ownerTx('resume_vault', vault, {}),
     updateDailyLimit: (vault: Address, limit: Lamports) =>
-      ownerTx(vault, buildUpdateDailyLimitInstruction({ ...owner(vault), newDailyLimit: BigInt(limit) })),
-    addToWhitelist: (vault: Address, address: Address) =>
-      ownerTx(vault, buildAddToWhitelistInstruction({ ...owner(vault), address })),
+      ownerTx('update_daily_limit', vault, { newDailyLimit: BigInt(limit) }),
+    addToWhitelist: (vault: Address, address: Address) => ownerTx('add_to_whitelist', vault, { address }),
     removeFromWhitelist: (vault: Address, address: Address) =>
-      ownerTx(vault, buildRemoveFromWhitelistInstruction({ ...owner(vault), address })),
+      ownerTx('remove_from_whitelist', vault, { address }),
     updateAgentSigner: (vault: Address, newAgentSigner: Address) =>
-      ownerTx(vault, buildUpdateAgentSignerInstruction({ ...owner(vault), newAgentSigner })),
+      ownerTx('update_agent_signer', vault, { newAgentSigner }),
 
     /** Another program prints a `Program data:` look-alike of a vault event in a tx that mentions the vault program. */
     async forgedEvent(input: ProgramEvent | { vault: Address; amount?: Lamports }): Promise<ScenarioResult> {
@@ -274,8 +271,8 @@ export function createScenarios(state: LedgerState, treasury: Address) {
       opts: { destination?: Address; amount: Lamports },
     ): Promise<ScenarioResult> {
       const transfer = agentTransfer(vault, opts.destination ?? randomAddress(), BigInt(opts.amount));
-      const invalid = await buildUpdateDailyLimitInstruction({ ...owner(vault), newDailyLimit: 0n });
-      const instructions = [transfer, toTxInstruction(invalid)];
+      const invalid = vaultInstruction('update_daily_limit', vault, { newDailyLimit: 0n });
+      const instructions = [transfer, invalid];
       const input = {
         feePayer: vaultOf(vault).config.agentSigner,
         instructions,

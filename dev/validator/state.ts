@@ -1,19 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { type Address, getBase58Decoder, type Instruction, isSignerRole, isWritableRole } from '@solana/kit';
-import {
-  encodePendingOverride,
-  encodeVaultConfig,
-  type PendingOverride,
-  type VaultConfig,
-} from '../../src/chain/accounts.js';
+import { type Address, getBase58Decoder } from '@solana/kit';
 import {
   CLOCK_SYSVAR_ADDRESS,
   type ClockSysvar,
   encodeClockSysvar,
   SYSVAR_OWNER_ADDRESS,
-} from '../../src/chain/clock-sysvar.js';
-import { SYSTEM_PROGRAM_ADDRESS } from '../../src/chain/program.js';
-import type { ProgramEvent } from '../../src/chain/program-events.js';
+} from './clock-sysvar.js';
+import {
+  encodePendingOverride,
+  encodeVaultConfig,
+  type PendingOverride,
+  type VaultConfig,
+} from './program-accounts.js';
+import type { ProgramEvent } from './program-events.js';
+import { SYSTEM_PROGRAM_ADDRESS } from './program-idl.js';
 
 /** The fake validator's ledger: balances, the vault program's accounts, transactions and their indexes. */
 
@@ -67,19 +67,6 @@ const CLOCK_RENT = 1_169_280n; // what the Clock sysvar account holds on every c
 const SLOTS_PER_EPOCH = 432_000;
 
 const base58 = getBase58Decoder();
-
-/** A kit Instruction (account roles) as the runtime sees it (signer / writable flags). */
-export function toTxInstruction(ix: Instruction): TxInstruction {
-  return {
-    programAddress: ix.programAddress,
-    accounts: (ix.accounts ?? []).map((meta) => ({
-      address: meta.address,
-      isSigner: isSignerRole(meta.role),
-      isWritable: isWritableRole(meta.role),
-    })),
-    data: new Uint8Array(ix.data ?? []),
-  };
-}
 
 export function randomBase58(bytes: number): string {
   return base58.decode(randomBytes(bytes));

@@ -1,7 +1,7 @@
 import { type Address, isAddress } from '@solana/kit';
 import type { WebSocket } from 'ws';
-import { CLOCK_SYSVAR_ADDRESS } from '../../src/chain/clock-sysvar.js';
-import { SYSTEM_PROGRAM_ADDRESS } from '../../src/chain/program.js';
+import { CLOCK_SYSVAR_ADDRESS } from './clock-sysvar.js';
+import { SYSTEM_PROGRAM_ADDRESS } from './program-idl.js';
 import { renderAccount, stringifyJson } from './render.js';
 import type { LedgerState, TransactionRecord } from './state.js';
 

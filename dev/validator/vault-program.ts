@@ -1,12 +1,11 @@
-import { decodeInstruction } from '../../src/chain/instructions.js';
+import { MAX_NAME_BYTES, MAX_WHITELIST } from './program-accounts.js';
+import { pascalCase } from './program-idl.js';
 import {
+  decodeInstruction,
   findPendingOverrideAddress,
   findVaultAddress,
   findVaultAuthorityAddress,
-} from '../../src/chain/pdas.js';
-import { getInstructionLogName } from '../../src/chain/program.js';
-import { OVERRIDE_TTL_SECONDS } from '../../src/domain/overrides/override-lifecycle.js';
-import { MAX_NAME_BYTES, MAX_WHITELIST } from '../../src/domain/vaults/vault-write-rules.js';
+} from './program-instructions.js';
 import { OVERRIDE_RENT, type TxInstruction, VAULT_RENT } from './state.js';
 import {
   account,
@@ -28,6 +27,9 @@ export { type InstructionContext, ProgramFailure, type VaultForce } from './vaul
 
 /** A model of the vault program: the same checks, state changes, events and errors, minus the BPF. */
 
+/** How long an override stays approvable: OverrideCreated.expires_at is one hour after its creation. */
+const OVERRIDE_TTL_SECONDS = 3_600n;
+
 /** Runs one vault program instruction against the ledger; throws ProgramFailure when it fails. */
 export async function runVaultInstruction(ctx: InstructionContext, ix: TxInstruction): Promise<void> {
   const decoded = decodeInstruction(ix.data);
@@ -35,7 +37,7 @@ export async function runVaultInstruction(ctx: InstructionContext, ix: TxInstruc
     ctx.log('Program log: Instruction: Unknown');
     fail(ix.data.length >= 8 ? 'InstructionDidNotDeserialize' : 'InstructionFallbackNotFound', ctx);
   }
-  ctx.log(`Program log: Instruction: ${getInstructionLogName(decoded.name)}`);
+  ctx.log(`Program log: Instruction: ${pascalCase(decoded.name)}`);
   const accounts = namedAccounts(ix, decoded);
   if (accounts === null) throw new ProgramFailure('NotEnoughAccountKeys', 'not enough account keys');
   const now = ctx.blockTime;

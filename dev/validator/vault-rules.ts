@@ -1,18 +1,17 @@
 import type { Address } from '@solana/kit';
-import { type DecodedInstruction, INSTRUCTION_ACCOUNTS } from '../../src/chain/instructions.js';
-import { PROGRAM_ERRORS, type ProgramErrorName } from '../../src/chain/program.js';
-import type { KnownProgramEvent } from '../../src/chain/program-events.js';
-import {
-  announcesOverride,
-  findBlockReason,
-  isWindowLapsed,
-  transferFee,
-} from '../../src/domain/policy/vault-policy.js';
-import type { BlockReason } from '../../src/domain/transactions/transaction-resource.js';
-import type { VaultTier } from '../../src/domain/vaults/vault-resource.js';
+import type { BlockReason, KnownProgramEvent, VaultTier } from './program-events.js';
+import { PROGRAM_ERRORS } from './program-idl.js';
+import { type DecodedInstruction, getInstructionAccounts } from './program-instructions.js';
 import type { LedgerState, TxInstruction, VaultEntry } from './state.js';
 
-/** The vault program's shared checks and effects (constraints, policy, payouts, errors). */
+/**
+ * The vault program's shared checks and effects (constraints, policy, payouts, errors), modelled from
+ * its published interface: the IDL (errors, events, account fields) and the program's description.
+ */
+
+/** A spending window lasts a day from its `last_reset`, by the Clock's unix_timestamp. */
+const DAY_SECONDS = 86_400n;
+const BASIS_POINTS = 10_000n;
 
 /** Scenario shortcuts: force an outcome the policy would not produce on its own. */
 export type VaultForce = {
@@ -59,11 +58,27 @@ const ANCHOR_ERRORS = {
   AccountAlreadyInitialized: { code: 0, message: 'account already in use' },
 } as const;
 
+/** The program's own errors the model raises (each is one of the IDL's `errors`). */
+type ProgramErrorName =
+  | 'NotWhitelisted'
+  | 'DailyLimitExceeded'
+  | 'VaultPaused'
+  | 'UnauthorizedSigner'
+  | 'OverrideExpired'
+  | 'OverrideAlreadyExecuted'
+  | 'InvalidDailyLimit'
+  | 'InsufficientFunds'
+  | 'InvalidAmount'
+  | 'InvalidPolicy'
+  | 'WhitelistFull'
+  | 'WhitelistNotFound'
+  | 'InvalidAgentSigner';
+
 export function fail(name: ProgramErrorName | keyof typeof ANCHOR_ERRORS, ctx: InstructionContext): never {
-  const { code, message } =
-    name in PROGRAM_ERRORS
-      ? PROGRAM_ERRORS[name as ProgramErrorName]
-      : ANCHOR_ERRORS[name as keyof typeof ANCHOR_ERRORS];
+  const known =
+    name in ANCHOR_ERRORS ? ANCHOR_ERRORS[name as keyof typeof ANCHOR_ERRORS] : PROGRAM_ERRORS[name];
+  if (known === undefined) throw new TypeError(`the IDL declares no error ${name}`);
+  const { code, message } = known;
   ctx.log(
     `Program log: AnchorError occurred. Error Code: ${name}. Error Number: ${code}. Error Message: ${message}.`,
   );
@@ -73,10 +88,10 @@ export function fail(name: ProgramErrorName | keyof typeof ANCHOR_ERRORS, ctx: I
 export type Accounts = Record<string, { address: Address; isSigner: boolean }>;
 
 export function namedAccounts(ix: TxInstruction, decoded: DecodedInstruction): Accounts | null {
-  const names = INSTRUCTION_ACCOUNTS[decoded.name];
+  const names = getInstructionAccounts(decoded.name);
   if (ix.accounts.length < names.length) return null;
   const out: Accounts = {};
-  names.forEach(([name], i) => {
+  names.forEach(({ name }, i) => {
     const meta = ix.accounts[i];
     if (meta !== undefined) out[name] = { address: meta.address, isSigner: meta.isSigner };
   });
@@ -114,7 +129,7 @@ export function loadOwnedVault(
 
 /** The program opens a new window at the transfer's block time once the last one has lapsed. */
 export function resetDayIfDue(entry: VaultEntry, now: bigint): void {
-  if (isWindowLapsed(entry.config.lastReset, now)) {
+  if (now - entry.config.lastReset >= DAY_SECONDS) {
     entry.config.spentToday = 0n;
     entry.config.lastReset = now;
   }
@@ -138,7 +153,7 @@ export function payOut(
   destination: Address,
   amount: bigint,
 ) {
-  const fee = transferFee(amount, entry.config.feeBasisPoints);
+  const fee = protocolFee(amount, entry.config.feeBasisPoints);
   if (ctx.state.balance(entry.depositAddress) < amount + fee) fail('InsufficientFunds', ctx);
   ctx.transfer(entry.depositAddress, destination, amount);
   if (fee > 0n) ctx.transfer(entry.depositAddress, ctx.treasury, fee);
@@ -178,7 +193,17 @@ export function block(
   fail(BLOCK_ERRORS[reason], ctx);
 }
 
-/** The policy's verdict on a transfer in the current window: the block reason and whether it announces an override. */
+/** The protocol fee taken on top of the amount: floor(amount × fee_basis_points / 10 000). */
+export function protocolFee(amount: bigint, feeBasisPoints: number): bigint {
+  return (amount * BigInt(feeBasisPoints)) / BASIS_POINTS;
+}
+
+/**
+ * The policy's verdict on a transfer in the current window, in the program's order: a whitelist with
+ * entries must hold the destination, then the day's spending plus the amount must stay within the daily
+ * limit, then the vault must hold the amount plus the fee. The first two announce an override the owner
+ * can approve (the vault's next override nonce); missing funds announce none.
+ */
 export function transferPolicy(
   ctx: InstructionContext,
   entry: VaultEntry,
@@ -186,9 +211,14 @@ export function transferPolicy(
   amount: bigint,
 ): { reason: BlockReason; withOverride: boolean } | null {
   const { config } = entry;
-  const balance = ctx.state.balance(entry.depositAddress);
-  const reason = findBlockReason(config, config.spentToday, balance, { destination, amount });
-  return reason === null ? null : { reason, withOverride: announcesOverride(reason) };
+  if (config.whitelist.length > 0 && !config.whitelist.includes(destination))
+    return { reason: 'not_whitelisted', withOverride: true };
+  if (config.spentToday + amount > config.dailyLimit)
+    return { reason: 'exceeded_daily_limit', withOverride: true };
+  const fee = protocolFee(amount, config.feeBasisPoints);
+  if (ctx.state.balance(entry.depositAddress) < amount + fee)
+    return { reason: 'insufficient_funds', withOverride: false };
+  return null;
 }
 
 export function emitPolicy(ctx: InstructionContext, vault: Address, entry: VaultEntry): void {

@@ -73,7 +73,7 @@ export type PendingOverride = {
 
 const pubkey = getAddressCodec();
 
-// Raw layout, field for field as the IDL declares it (the account layouts of the program's IDL, test/conformance/fixtures/vault-program.idl.json).
+// Raw layout, field for field as the IDL declares it (the account layouts of the program's IDL, dev/validator/vault-program.idl.json).
 const vaultConfigLayout = getStructCodec([
   ['authority', pubkey],
   ['agentSigner', pubkey],

@@ -1,3 +1,4 @@
+// The fake validator read back with the service's own decoders: what the fake serves is what the chain code parses.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -11,6 +12,8 @@ import {
   type Signature,
   signTransaction,
 } from '@solana/kit';
+import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
+import { randomAddress } from '../../dev/validator/scenarios.js';
 import { parseVaultConfigAccount } from '../../src/chain/accounts.js';
 import {
   buildApproveOverrideInstruction,
@@ -21,8 +24,6 @@ import {
 import { parseProgramLogs } from '../../src/chain/log-parser.js';
 import { decodeProgramEvent } from '../../src/chain/program-events.js';
 import { buildUnsignedTransaction, decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
-import { type FakeValidator, startFakeValidator } from './index.js';
-import { randomAddress } from './scenarios.js';
 
 async function waitFor<T>(read: () => T | undefined, ms = 3000): Promise<T> {
   const deadline = Date.now() + ms;

@@ -1,3 +1,4 @@
+// The fake validator read back with the service's own decoders: what the fake serves is what the chain code parses.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import {
@@ -12,13 +13,17 @@ import {
   signTransaction,
 } from '@solana/kit';
 import {
+  countSequentialRoundTrips,
+  type FakeValidator,
+  startFakeValidator,
+} from '../../dev/validator/index.js';
+import { randomAddress } from '../../dev/validator/scenarios.js';
+import {
   buildApproveOverrideInstruction,
   buildCreateOverrideInstruction,
   buildExecuteApprovedOverrideInstruction,
 } from '../../src/chain/instructions.js';
 import { buildUnsignedTransaction } from '../../src/chain/solana-transactions.js';
-import { countSequentialRoundTrips, type FakeValidator, startFakeValidator } from './index.js';
-import { randomAddress } from './scenarios.js';
 
 /** simulateTransaction, compute budget, fee payer checks and prioritization fees, through @solana/kit. */
 

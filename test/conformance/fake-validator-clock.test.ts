@@ -1,11 +1,12 @@
+// The fake validator read back with the service's own decoders: what the fake serves is what the chain code parses.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Address, createSolanaRpc, createSolanaRpcSubscriptions } from '@solana/kit';
+import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
+import { randomAddress } from '../../dev/validator/scenarios.js';
 import { parseVaultConfigAccount } from '../../src/chain/accounts.js';
 import { CLOCK_SYSVAR_ADDRESS, parseClockSysvarAccount } from '../../src/chain/clock-sysvar.js';
-import { waitFor } from '../../test/support/wait.js';
-import { type FakeValidator, startFakeValidator } from './index.js';
-import { randomAddress } from './scenarios.js';
+import { waitFor } from '../support/wait.js';
 
 const T0 = 1_800_000_000;
 const bytes = (data: readonly [string, string]) => new Uint8Array(Buffer.from(data[0], 'base64'));

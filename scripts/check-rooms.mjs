@@ -1,5 +1,6 @@
 // CI (npm run check:rooms): the fences between the repository's rooms, read from every relative import
-// (static, `export … from` and dynamic `import()`) in the rooms' TypeScript and JavaScript files.
+// (static, `export … from` and dynamic `import()`) in the rooms' TypeScript and JavaScript files. Unit
+// tests beside their code (`*.test.ts`) may use the test harness; they ship with nothing.
 // docs/ARCHITECTURE.md, "Rooms of the repository", says what each room is for. Exits 1 listing each crossing.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -23,6 +24,7 @@ export const FENCES = [
 ];
 
 const SOURCE = /\.(ts|tsx|mts|mjs|js)$/;
+const TEST = /\.test\.[cm]?[jt]sx?$/;
 const SKIPPED = new Set(['node_modules', 'dist']);
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;
 
@@ -36,7 +38,7 @@ function sourcesUnder(dir) {
   return entries.flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return SKIPPED.has(entry.name) ? [] : sourcesUnder(path);
-    return SOURCE.test(entry.name) ? [path] : [];
+    return SOURCE.test(entry.name) && !TEST.test(entry.name) ? [path] : [];
   });
 }
 

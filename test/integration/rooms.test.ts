@@ -11,7 +11,7 @@ test('the repository crosses no fence', () => {
   assert.deepEqual(problemsOf(), []);
 });
 
-test('names every crossing: static, re-export and dynamic imports, and only those', async () => {
+test('names every crossing (static, re-export and dynamic imports) and only those; unit tests beside their code may use the harness', async () => {
   const repository = await mkdtemp(join(tmpdir(), 'rooms-'));
   const files: Record<string, string> = {
     'src/chain/codec.ts': "export const x = 1;\nimport { y } from '../../dev/validator/index.js';\n",
@@ -21,6 +21,7 @@ test('names every crossing: static, re-export and dynamic imports, and only thos
       "const m = await import('../../test/support/wait.js');\nimport '../support/wallet.js';\n",
     'dev/support/wallet.ts': 'export {};\n',
     'test/support/wait.ts': "import { x } from '../../src/chain/codec.js';\n",
+    'src/chain/codec.test.ts': "import { w } from '../../test/support/wait.js';\n",
   };
   try {
     for (const [path, text] of Object.entries(files)) {

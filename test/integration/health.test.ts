@@ -1,7 +1,7 @@
 // GET /api/health: database, cache, uptime, version, chain and latency figures; probes sharing one
 // database ping; a Redis that does not answer; and a database that goes away and comes back.
 import assert from 'node:assert/strict';
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { startTcpProxy } from '../../dev/support/tcp-proxy.js';
 import { buildApp } from '../../src/app.js';
 import { createRedisCache } from '../../src/cache/index.js';
@@ -17,10 +17,8 @@ const world = useFileApp({
       throw new Error('boom');
     });
   },
-});
-// The app has answered one 500, so its error rate is above 0.
-before(async () => {
-  await world.app.inject({ method: 'GET', url: '/test/boom' });
+  // The app has answered one 500, so its error rate is above 0.
+  warmUp: (app) => app.inject({ method: 'GET', url: '/test/boom' }),
 });
 
 describe('health', () => {

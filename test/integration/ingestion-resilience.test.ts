@@ -15,7 +15,7 @@ import { type ServiceProcess, startService } from '../support/service-process.js
 import { waitFor } from '../support/wait.js';
 
 const children: ServiceProcess[] = [];
-// Registered first, so the processes are killed before the harness stops its ingestor and validator.
+// Service processes a test started, killed after it.
 afterEach(async () => {
   await Promise.all(children.splice(0).map((child) => child.stop('SIGKILL')));
 });

@@ -2,7 +2,7 @@
 // wallets without a vault, and secrets sealed at rest with key rotation.
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { after, before, beforeEach, describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
@@ -30,6 +30,12 @@ const { db, receiver, startWorker, subscribe, emit, settled } = fixtures;
 
 before(async () => {
   sink = await createSmtpSink();
+});
+// The file's one app, built before the first test: top-level before hooks run side by side, and this
+// one needs the database that useWebhookFixtures opens.
+beforeEach(async () => {
+  sink.messages.length = 0;
+  if (app !== undefined) return;
   const env = {
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     SMTP_URL: sink.url,
@@ -40,11 +46,8 @@ before(async () => {
   app = (await createTestApp({ storage: fixtures.apps.storage, env })).app;
 });
 after(async () => {
-  await app.close();
+  await app?.close();
   await sink.close();
-});
-afterEach(() => {
-  sink.messages.length = 0;
 });
 
 async function call(method: string, url: string, wallet: TestWallet | null, body?: unknown) {

@@ -12,6 +12,8 @@ export interface FileAppOptions {
   logs?: LogCapture;
   /** Extra routes, registered before the app is ready. */
   routes?: (app: FastifyInstance) => void;
+  /** Runs once the app is ready, before the first test (requests whose traces the tests read). */
+  warmUp?: (app: FastifyInstance) => Promise<unknown>;
 }
 
 export interface FileApp {
@@ -42,14 +44,11 @@ export function useFileStorage(): { readonly storage: TestStorage } {
 
 /** Registers the file's hooks; call it at the top of a file, outside describe. */
 export function useFileApp(options: FileAppOptions = {}): FileApp {
+  // One hook each way: node runs a file's top-level hooks side by side, so the order lives inside them.
+  let storage: TestStorage | undefined;
   let app: FastifyInstance | undefined;
-  // Hooks run in the order they are registered: the app closes before its database, opens after it.
-  after(async () => {
-    await app?.close();
-  });
-  const file = useFileStorage();
   before(async () => {
-    const storage = file.storage;
+    storage = await createTestStorage();
     app = await buildApp(
       createTestDeps({
         storage: storage.storage,
@@ -59,13 +58,18 @@ export function useFileApp(options: FileAppOptions = {}): FileApp {
     );
     options.routes?.(app);
     await app.ready();
+    await options.warmUp?.(app);
+  });
+  after(async () => {
+    await app?.close();
+    await storage?.close();
   });
   return {
     get app() {
       return opened(app, 'the file app');
     },
     get storage() {
-      return file.storage;
+      return opened(storage, 'the file database');
     },
   };
 }

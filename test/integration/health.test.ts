@@ -18,7 +18,7 @@ const world = useFileApp({
     });
   },
   // The app has answered one 500, so its error rate is above 0.
-  warmUp: (app) => app.inject({ method: 'GET', url: '/test/boom' }),
+  setUp: (app) => app.inject({ method: 'GET', url: '/test/boom' }),
 });
 
 describe('health', () => {

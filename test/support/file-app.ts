@@ -4,6 +4,7 @@
 import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import type { Clock } from '../../src/lib/clock.js';
 import { createTestDeps, type LogCapture } from './app.js';
 import { createTestStorage, type TestStorage } from './database.js';
 
@@ -12,8 +13,9 @@ export interface FileAppOptions {
   logs?: LogCapture;
   /** Extra routes, registered before the app is ready. */
   routes?: (app: FastifyInstance) => void;
-  /** Runs once the app is ready, before the first test (requests whose traces the tests read). */
-  warmUp?: (app: FastifyInstance) => Promise<unknown>;
+  clock?: Clock;
+  /** Runs once the app is ready, before the first test: the file's rows, requests whose traces it reads. */
+  setUp?: (app: FastifyInstance, storage: TestStorage) => Promise<unknown>;
 }
 
 export interface FileApp {
@@ -54,11 +56,12 @@ export function useFileApp(options: FileAppOptions = {}): FileApp {
         storage: storage.storage,
         ...(options.env ? { env: options.env } : {}),
         ...(options.logs ? { logs: options.logs } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
       }),
     );
     options.routes?.(app);
     await app.ready();
-    await options.warmUp?.(app);
+    await options.setUp?.(app, storage);
   });
   after(async () => {
     await app?.close();

@@ -4,10 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { Address } from '@solana/kit';
+import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import {
   ARTIFACTS,
   blockWithOverride,
@@ -16,24 +14,21 @@ import {
   openPage,
   overrideStatus,
   SOL,
-  type Stack,
-  startStack,
 } from './support/harness.js';
+import { usePageWorld } from './support/page-world.js';
 
-let stack: Stack;
-let owner: TestWallet;
 let dir: string;
 
-before(async () => {
-  owner = createTestWallet();
-  dir = mkdtempSync(join(tmpdir(), 'vk-demo-wallet-'));
-  const keypairFile = join(dir, 'owner-keypair.json');
-  writeFileSync(keypairFile, JSON.stringify([...owner.secretKey]), { mode: 0o600 });
-  stack = await startStack({ env: { DEMO_MODE: 'true', DEMO_OWNER_KEYPAIR: keypairFile } });
-  await stack.fake.airdrop(owner.address as Address, 5n * SOL);
+// The service signs as the demo owner with the key it reads from a file (DEMO_OWNER_KEYPAIR).
+const world = usePageWorld({
+  env: (owner) => {
+    dir = mkdtempSync(join(tmpdir(), 'vk-demo-wallet-'));
+    const keypairFile = join(dir, 'owner-keypair.json');
+    writeFileSync(keypairFile, JSON.stringify([...owner.secretKey]), { mode: 0o600 });
+    return { DEMO_MODE: 'true', DEMO_OWNER_KEYPAIR: keypairFile };
+  },
 });
-after(async () => {
-  await stack?.close();
+after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -49,18 +44,19 @@ async function screenshots(page: Page, name: string): Promise<void> {
 function crossOriginPosts(page: Page): string[] {
   const posts: string[] = [];
   page.on('request', (request) => {
-    if (request.method() === 'POST' && !request.url().startsWith(stack.baseUrl)) posts.push(request.url());
+    if (request.method() === 'POST' && !request.url().startsWith(world.stack.baseUrl))
+      posts.push(request.url());
   });
   return posts;
 }
 
 describe('demo wallet on the approval page', () => {
   test('approves a blocked transfer: the Action transaction is signed in the page, sent to the RPC, confirmed through links.next', async () => {
-    const vault = await createFundedVault(stack, owner);
-    const nonce = await blockWithOverride(stack, vault, 2n * SOL);
-    const page = await openPage(stack, null);
+    const vault = await createFundedVault(world.stack, world.owner);
+    const nonce = await blockWithOverride(world.stack, vault, 2n * SOL);
+    const page = await openPage(world.stack, null);
     const posts = crossOriginPosts(page);
-    await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
+    await page.goto(`${world.stack.baseUrl}/overrides/${vault}/${nonce}`);
     await page.locator('[data-state="pending"]').waitFor();
     // Clearly labelled, beside the way on for real wallets.
     const offer = page.getByTestId('demo-wallet');
@@ -74,7 +70,7 @@ describe('demo wallet on the approval page', () => {
 
     await page.getByTestId('use-demo-wallet').click();
     const connected = page.getByTestId('connected-account');
-    await connected.getByText(owner.address).waitFor();
+    await connected.getByText(world.owner.address).waitFor();
     assert.match((await connected.textContent()) ?? '', /Demo wallet \(local demo only\)/);
     await page.getByTestId('approve').click();
 
@@ -87,8 +83,8 @@ describe('demo wallet on the approval page', () => {
 
     // The page itself sent one transaction to the demo's RPC, which applied approve + execute.
     assert.equal(posts.length, 1, posts.join(', '));
-    assert.equal(new URL(posts[0]!).origin, new URL(stack.fake.rpcUrl).origin);
-    const applied = stack.fake
+    assert.equal(new URL(posts[0]!).origin, new URL(world.stack.fake.rpcUrl).origin);
+    const applied = world.stack.fake
       .ledger()
       .filter((t) => t.err === null && t.events.some((e) => e.name === 'OverrideApproved'));
     assert.equal(applied.length, 1);
@@ -96,27 +92,27 @@ describe('demo wallet on the approval page', () => {
       applied[0]!.events.map((e) => e.name).filter((n) => n !== 'OverrideCreated'),
       ['OverrideApproved', 'TransactionExecuted'],
     );
-    assert.equal(await overrideStatus(stack, vault, nonce), 'executed');
+    assert.equal(await overrideStatus(world.stack, vault, nonce), 'executed');
     assert.deepEqual(errorsOf(page), []);
     await page.context().close();
   });
 
   test('rejects by signing the Actions message in the page: rejected, nothing sent to the chain', async () => {
-    const vault = await createFundedVault(stack, owner);
-    const nonce = await blockWithOverride(stack, vault);
-    const ledgerBefore = stack.fake.ledger().length;
-    const page = await openPage(stack, null);
+    const vault = await createFundedVault(world.stack, world.owner);
+    const nonce = await blockWithOverride(world.stack, vault);
+    const ledgerBefore = world.stack.fake.ledger().length;
+    const page = await openPage(world.stack, null);
     const posts = crossOriginPosts(page);
-    await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
+    await page.goto(`${world.stack.baseUrl}/overrides/${vault}/${nonce}`);
     await page.getByTestId('use-demo-wallet').click();
-    await page.getByTestId('connected-account').getByText(owner.address).waitFor();
+    await page.getByTestId('connected-account').getByText(world.owner.address).waitFor();
     await page.getByTestId('reject').click();
     await page.locator('[data-state="rejected"]').waitFor({ timeout: 20_000 });
     await page.getByTestId('notice').getByText('Rejected').waitFor();
     await screenshots(page, 'demo-wallet-rejected');
 
-    assert.equal(await overrideStatus(stack, vault, nonce), 'rejected');
-    assert.equal(stack.fake.ledger().length, ledgerBefore, 'no transaction sent');
+    assert.equal(await overrideStatus(world.stack, vault, nonce), 'rejected');
+    assert.equal(world.stack.fake.ledger().length, ledgerBefore, 'no transaction sent');
     assert.deepEqual(posts, []);
     assert.deepEqual(errorsOf(page), []);
     await page.context().close();

@@ -2,25 +2,19 @@
 // then calls a protected route as the key's wallet.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { createTestWallet } from '../../dev/support/wallet.js';
-import { ARTIFACTS, errorsOf, openPage, type Stack, startStack } from './support/harness.js';
+import { ARTIFACTS, errorsOf, openPage } from './support/harness.js';
+import { usePageWorld } from './support/page-world.js';
 
-let stack: Stack;
-
-before(async () => {
-  stack = await startStack();
-});
-after(async () => {
-  await stack?.close();
-});
+const world = usePageWorld({ ownerFunds: 0n });
 
 test('Authorize on /docs takes an API key, and Try it out lists the keys of its wallet', async () => {
   const owner = createTestWallet();
   const body = { name: 'swagger' };
   const path = '/api/api-keys';
-  const domain = new URL(stack.baseUrl).host;
-  const created = await fetch(`${stack.baseUrl}${path}`, {
+  const domain = new URL(world.stack.baseUrl).host;
+  const created = await fetch(`${world.stack.baseUrl}${path}`, {
     method: 'POST',
     headers: {
       ...owner.authHeaders({ request: { method: 'POST', path, body, domain } }),
@@ -31,8 +25,8 @@ test('Authorize on /docs takes an API key, and Try it out lists the keys of its 
   assert.equal(created.status, 201);
   const { key, prefix } = (await created.json()) as { key: string; prefix: string };
 
-  const page = await openPage(stack, null);
-  await page.goto(`${stack.baseUrl}/docs`);
+  const page = await openPage(world.stack, null);
+  await page.goto(`${world.stack.baseUrl}/docs`);
   await page.locator('button.authorize').first().click();
   const dialog = page.locator('.auth-container').filter({ hasText: 'Bearer' });
   await dialog.locator('input').first().fill(key);

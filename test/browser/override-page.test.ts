@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { Address } from '@solana/kit';
-import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
+import { describe, test } from 'node:test';
+import { createTestWallet } from '../../dev/support/wallet.js';
 import { waitFor } from '../support/wait.js';
 import {
   ARTIFACTS,
@@ -12,29 +11,18 @@ import {
   openPage,
   overrideStatus,
   SOL,
-  type Stack,
-  startStack,
   walletCalls,
 } from './support/harness.js';
+import { usePageWorld } from './support/page-world.js';
 
-let stack: Stack;
-let owner: TestWallet;
-
-before(async () => {
-  stack = await startStack();
-  owner = createTestWallet();
-  await stack.fake.airdrop(owner.address as Address, 5n * SOL);
-});
-after(async () => {
-  await stack?.close();
-});
+const world = usePageWorld();
 
 describe('override approval page', () => {
   test('approves through a Wallet Standard wallet: the transaction reaches the chain and the page shows it executed', async () => {
-    const vault = await createFundedVault(stack, owner);
-    const nonce = await blockWithOverride(stack, vault, 2n * SOL);
-    const page = await openPage(stack, owner);
-    await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
+    const vault = await createFundedVault(world.stack, world.owner);
+    const nonce = await blockWithOverride(world.stack, vault, 2n * SOL);
+    const page = await openPage(world.stack, world.owner);
+    await page.goto(`${world.stack.baseUrl}/overrides/${vault}/${nonce}`);
 
     await page.locator('[data-state="pending"]').waitFor();
     assert.equal(await page.getByTestId('amount').textContent(), '2 SOL');
@@ -46,7 +34,7 @@ describe('override approval page', () => {
     await page.setViewportSize({ width: 1100, height: 900 });
 
     await page.getByTestId('connect-wallet').click();
-    await page.getByTestId('connected-account').getByText(owner.address).waitFor();
+    await page.getByTestId('connected-account').getByText(world.owner.address).waitFor();
     await page.getByTestId('approve').click();
 
     await page.locator('[data-state="executed"]').waitFor({ timeout: 30_000 });
@@ -60,23 +48,23 @@ describe('override approval page', () => {
       ['solana:localnet'],
     );
     // ...which the chain applied (approve + execute), and the service ingested.
-    const applied = stack.fake
+    const applied = world.stack.fake
       .ledger()
       .filter((t) => t.err === null && t.events.some((e) => e.name === 'OverrideApproved'));
     assert.equal(applied.length, 1);
     const names = applied[0]!.events.map((e) => e.name).filter((n) => n !== 'OverrideCreated');
     assert.deepEqual(names, ['OverrideApproved', 'TransactionExecuted']);
-    assert.equal(await overrideStatus(stack, vault, nonce), 'executed');
+    assert.equal(await overrideStatus(world.stack, vault, nonce), 'executed');
     assert.deepEqual(errorsOf(page), []);
     await page.context().close();
   });
 
   test('rejects by signing the Actions message: the override is rejected and nothing is sent', async () => {
-    const vault = await createFundedVault(stack, owner);
-    const nonce = await blockWithOverride(stack, vault);
-    const ledgerBefore = stack.fake.ledger().length;
-    const page = await openPage(stack, owner);
-    await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
+    const vault = await createFundedVault(world.stack, world.owner);
+    const nonce = await blockWithOverride(world.stack, vault);
+    const ledgerBefore = world.stack.fake.ledger().length;
+    const page = await openPage(world.stack, world.owner);
+    await page.goto(`${world.stack.baseUrl}/overrides/${vault}/${nonce}`);
 
     await page.getByTestId('connect-wallet').click();
     await page.getByTestId('reject').click();
@@ -85,40 +73,40 @@ describe('override approval page', () => {
 
     const signed = (await walletCalls(page)).filter((c) => c.feature === 'solana:signMessage');
     assert.equal(signed.length, 1);
-    const host = new URL(stack.baseUrl).host;
+    const host = new URL(world.stack.baseUrl).host;
     assert.ok(
       signed[0]!.text!.startsWith(
-        `${host} wants you to sign a message with your account:\n${owner.address}\n\n`,
+        `${host} wants you to sign a message with your account:\n${world.owner.address}\n\n`,
       ),
     );
-    assert.equal(await overrideStatus(stack, vault, nonce), 'rejected');
-    assert.equal(stack.fake.ledger().length, ledgerBefore, 'no transaction sent');
+    assert.equal(await overrideStatus(world.stack, vault, nonce), 'rejected');
+    assert.equal(world.stack.fake.ledger().length, ledgerBefore, 'no transaction sent');
     assert.deepEqual(errorsOf(page), []);
     await page.context().close();
   });
 
   test('declining in the wallet sends nothing and leaves the override pending', async () => {
-    const vault = await createFundedVault(stack, owner);
-    const nonce = await blockWithOverride(stack, vault);
-    const page = await openPage(stack, owner);
-    await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
+    const vault = await createFundedVault(world.stack, world.owner);
+    const nonce = await blockWithOverride(world.stack, vault);
+    const page = await openPage(world.stack, world.owner);
+    await page.goto(`${world.stack.baseUrl}/overrides/${vault}/${nonce}`);
     await page.getByTestId('connect-wallet').click();
     await page.evaluate('window.__vaultkeeperTestWallet.state.decline = true');
 
     await page.getByTestId('approve').click();
     await page.getByTestId('notice').getByText('You declined in your wallet').waitFor();
     await waitFor(async () => page.getByTestId('approve').isEnabled(), { message: 'approve enabled again' });
-    assert.equal(await overrideStatus(stack, vault, nonce), 'pending');
+    assert.equal(await overrideStatus(world.stack, vault, nonce), 'pending');
     assert.equal(await page.locator('[data-state="pending"]').count(), 1);
     await page.context().close();
   });
 
   test('a wallet that does not own the vault is told so and cannot decide', async () => {
-    const vault = await createFundedVault(stack, owner);
-    const nonce = await blockWithOverride(stack, vault);
+    const vault = await createFundedVault(world.stack, world.owner);
+    const nonce = await blockWithOverride(world.stack, vault);
     const stranger = createTestWallet();
-    const page = await openPage(stack, stranger);
-    await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
+    const page = await openPage(world.stack, stranger);
+    await page.goto(`${world.stack.baseUrl}/overrides/${vault}/${nonce}`);
     await page.getByTestId('connect-wallet').click();
 
     await page.getByRole('alert').getByText('does not own the vault').waitFor();
@@ -128,16 +116,16 @@ describe('override approval page', () => {
   });
 
   test('without a wallet the page still shows the override and says how to decide', async () => {
-    const vault = await createFundedVault(stack, owner);
-    const nonce = await blockWithOverride(stack, vault);
-    const page = await openPage(stack, null);
-    await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
+    const vault = await createFundedVault(world.stack, world.owner);
+    const nonce = await blockWithOverride(world.stack, vault);
+    const page = await openPage(world.stack, null);
+    await page.goto(`${world.stack.baseUrl}/overrides/${vault}/${nonce}`);
     await page.getByText('No Solana wallet found in this browser').waitFor();
     assert.equal(await page.getByTestId('approve').isDisabled(), true);
     // Outside demo mode there is no demo wallet.
     assert.equal(await page.getByTestId('use-demo-wallet').count(), 0);
     // The way on: the override's Blink, as a QR code, a solana-action: link, dial.to and a copy button.
-    const blink = `${stack.baseUrl}/api/actions/${vault}/${nonce}`;
+    const blink = `${world.stack.baseUrl}/api/actions/${vault}/${nonce}`;
     await page.getByTestId('blink-qr').waitFor();
     assert.equal(await page.getByTestId('blink-url').textContent(), blink);
     assert.equal(await page.getByTestId('solana-action-link').getAttribute('href'), `solana-action:${blink}`);
@@ -146,7 +134,10 @@ describe('override approval page', () => {
     assert.equal(dial.searchParams.get('action'), `solana-action:${blink}`);
     assert.ok(((await page.getByTestId('blink-qr').locator('path').getAttribute('d')) ?? '').length > 500);
     // The Blink it offers is the real one: a GET of it is the Action of this override.
-    assert.equal((await stack.getJson<{ label: string }>(new URL(blink).pathname)).body.label, 'Approve');
+    assert.equal(
+      (await world.stack.getJson<{ label: string }>(new URL(blink).pathname)).body.label,
+      'Approve',
+    );
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
     await page.getByTestId('copy-blink').click();
     await page.getByTestId('copy-blink').getByText('Copied').waitFor();
@@ -160,7 +151,7 @@ describe('override approval page', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: join(ARTIFACTS, 'override-page-no-wallet-phone.png'), fullPage: true });
     await page.setViewportSize({ width: 1100, height: 900 });
-    const missing = await page.goto(`${stack.baseUrl}/overrides/${vault}/987654`);
+    const missing = await page.goto(`${world.stack.baseUrl}/overrides/${vault}/987654`);
     assert.equal(missing?.status(), 404);
     await page.getByText('This override does not exist').waitFor();
     assert.deepEqual(errorsOf(page), []);

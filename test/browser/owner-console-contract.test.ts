@@ -2,10 +2,9 @@
 // (POST /api/vaults/:address/policy-preview) and the alert settings (GET/PUT /api/vaults/:address/alerts).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import type { Page } from 'playwright-core';
-import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { randomAddress } from '../../dev/validator/scenarios.js';
 import { waitFor } from '../support/wait.js';
 import {
@@ -15,43 +14,39 @@ import {
   errorsOf,
   openPage,
   SOL,
-  type Stack,
-  startStack,
   walletCalls,
 } from './support/harness.js';
+import { usePageWorld } from './support/page-world.js';
 
-let stack: Stack;
-let owner: TestWallet;
 let clients = 100;
 
-before(async () => {
-  stack = await startStack({ env: { TRUST_PROXY: '127.0.0.1' } });
-  owner = createTestWallet();
-  await stack.fake.airdrop(owner.address as Address, 5n * SOL);
-});
-after(async () => {
-  await stack?.close();
-});
+const world = usePageWorld({ env: { TRUST_PROXY: '127.0.0.1' } });
 
 async function openConsole(vault: string): Promise<Page> {
-  const page = await openPage(stack, owner, { clientAddress: `198.51.100.${++clients}` });
-  await page.goto(`${stack.baseUrl}/vaults/${vault}`);
+  const page = await openPage(world.stack, world.owner, { clientAddress: `198.51.100.${++clients}` });
+  await page.goto(`${world.stack.baseUrl}/vaults/${vault}`);
   await page.getByTestId('owner-console').getByTestId('connect-wallet').click();
-  await page.getByTestId('connected-account').getByText(owner.address).waitFor();
+  await page.getByTestId('connected-account').getByText(world.owner.address).waitFor();
   return page;
 }
 
 describe("owner's console: what-if and alerts", () => {
   test('lowering the limit shows, before signing, the transfer it would have blocked (hand-computed replay)', async () => {
-    const vault = await createFundedVault(stack, owner, { name: 'What-if', dailyLimit: 5n * SOL });
+    const vault = await createFundedVault(world.stack, world.owner, {
+      name: 'What-if',
+      dailyLimit: 5n * SOL,
+    });
     const late = randomAddress() as Address;
-    await stack.fake.execute(vault, { amount: 1_250_000_000n, destination: randomAddress() as Address });
-    await stack.fake.execute(vault, { amount: 400_000_000n, destination: randomAddress() as Address });
-    const third = await stack.fake.execute(vault, { amount: 2n * SOL, destination: late });
-    await blockWithOverride(stack, vault, 9n * SOL);
+    await world.stack.fake.execute(vault, {
+      amount: 1_250_000_000n,
+      destination: randomAddress() as Address,
+    });
+    await world.stack.fake.execute(vault, { amount: 400_000_000n, destination: randomAddress() as Address });
+    const third = await world.stack.fake.execute(vault, { amount: 2n * SOL, destination: late });
+    await blockWithOverride(world.stack, vault, 9n * SOL);
     await waitFor(
       async () =>
-        (await stack.getJson<{ transactions: unknown[] }>(`/api/transactions?vault=${vault}`)).body
+        (await world.stack.getJson<{ transactions: unknown[] }>(`/api/transactions?vault=${vault}`)).body
           .transactions.length === 4,
       { timeoutMs: 20_000, message: 'four attempts ingested' },
     );
@@ -87,7 +82,7 @@ describe("owner's console: what-if and alerts", () => {
   });
 
   test('the owner reads and saves the alert settings, each a signed request', async () => {
-    const vault = await createFundedVault(stack, owner);
+    const vault = await createFundedVault(world.stack, world.owner);
     const page = await openConsole(vault);
     await page.getByTestId('alert-settings').waitFor();
     await page.getByTestId('load-alerts').click();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import type { Page } from 'playwright-core';
 import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
@@ -12,27 +12,16 @@ import {
   errorsOf,
   openPage,
   SOL,
-  type Stack,
-  startStack,
   walletCalls,
 } from './support/harness.js';
-
-let stack: Stack;
-let owner: TestWallet;
+import { usePageWorld } from './support/page-world.js';
 
 // Each page is a browser of its own (its own read budget), as separate owners are: this file opens many.
 let clients = 0;
 const ownBrowser = () => ({ clientAddress: `198.51.100.${++clients}` });
 
-before(async () => {
-  stack = await startStack({ env: { TRUST_PROXY: '127.0.0.1' } });
-  owner = createTestWallet();
-  // The owner pays the fees of the policy transactions they sign.
-  await stack.fake.airdrop(owner.address as Address, 5n * SOL);
-});
-after(async () => {
-  await stack?.close();
-});
+// The owner pays the fees of the policy transactions they sign.
+const world = usePageWorld({ env: { TRUST_PROXY: '127.0.0.1' } });
 
 interface VaultBody {
   dailyLimit: string;
@@ -41,12 +30,12 @@ interface VaultBody {
   agentSigner: string;
 }
 
-const vaultOf = async (vault: string) => (await stack.getJson<VaultBody>(`/api/vaults/${vault}`)).body;
+const vaultOf = async (vault: string) => (await world.stack.getJson<VaultBody>(`/api/vaults/${vault}`)).body;
 
 /** Opens the vault page with the owner's wallet and connects it. */
-async function openConsole(vault: string, wallet: TestWallet = owner): Promise<Page> {
-  const page = await openPage(stack, wallet, ownBrowser());
-  await page.goto(`${stack.baseUrl}/vaults/${vault}`);
+async function openConsole(vault: string, wallet: TestWallet = world.owner): Promise<Page> {
+  const page = await openPage(world.stack, wallet, ownBrowser());
+  await page.goto(`${world.stack.baseUrl}/vaults/${vault}`);
   await page.getByTestId('owner-console').getByTestId('connect-wallet').click();
   await page.getByTestId('connected-account').getByText(wallet.address).waitFor();
   return page;
@@ -71,8 +60,14 @@ async function screenshots(page: Page, name: string): Promise<void> {
 
 describe("owner's console on the vault page", () => {
   test('the owner lowers the daily limit: reviewed, signed with the wallet (request, then transaction), applied on-chain', async () => {
-    const vault = await createFundedVault(stack, owner, { name: 'Research agent', dailyLimit: 5n * SOL });
-    await stack.fake.execute(vault, { amount: 1_250_000_000n, destination: randomAddress() as Address });
+    const vault = await createFundedVault(world.stack, world.owner, {
+      name: 'Research agent',
+      dailyLimit: 5n * SOL,
+    });
+    await world.stack.fake.execute(vault, {
+      amount: 1_250_000_000n,
+      destination: randomAddress() as Address,
+    });
     const page = await openConsole(vault);
 
     assert.equal(await page.getByTestId('limit-input').inputValue(), '5');
@@ -105,7 +100,7 @@ describe("owner's console on the vault page", () => {
   });
 
   test('bad input is refused on the page, before any signature', async () => {
-    const vault = await createFundedVault(stack, owner);
+    const vault = await createFundedVault(world.stack, world.owner);
     const page = await openConsole(vault);
     for (const [value, message] of [
       ['abc', 'Daily limit: an amount in SOL above 0'],
@@ -119,7 +114,7 @@ describe("owner's console on the vault page", () => {
     await page.getByTestId('whitelist-add').fill('not-an-address');
     await page.getByTestId('review-whitelist').click();
     await page.getByTestId('console-notice').getByText('not-an-address is not a Solana address').waitFor();
-    await page.getByTestId('agent-input').fill(owner.address.slice(0, 10));
+    await page.getByTestId('agent-input').fill(world.owner.address.slice(0, 10));
     await page.getByTestId('change-agent').click();
     await page.getByTestId('console-notice').getByText('Agent: a Solana address').waitFor();
     assert.equal(await page.getByTestId('change-review').count(), 0);
@@ -128,7 +123,7 @@ describe("owner's console on the vault page", () => {
   });
 
   test('the owner adds to the whitelist, changes the agent, pauses and resumes', async () => {
-    const vault = await createFundedVault(stack, owner);
+    const vault = await createFundedVault(world.stack, world.owner);
     const page = await openConsole(vault);
     const destination = randomAddress();
     await page.getByTestId('whitelist-add').fill(destination);
@@ -160,7 +155,7 @@ describe("owner's console on the vault page", () => {
   });
 
   test('declining in the wallet changes nothing and says so', async () => {
-    const vault = await createFundedVault(stack, owner);
+    const vault = await createFundedVault(world.stack, world.owner);
     const page = await openConsole(vault);
     await page.evaluate('window.__vaultkeeperTestWallet.state.decline = true');
     await page.getByTestId('pause').click();
@@ -171,9 +166,12 @@ describe("owner's console on the vault page", () => {
   });
 
   test('a blocked transfer links to its approval page; the console and its screenshots on desktop and phone', async () => {
-    const vault = await createFundedVault(stack, owner, { name: 'Ops agent', dailyLimit: 3n * SOL });
-    await stack.fake.execute(vault, { amount: 2n * SOL, destination: randomAddress() as Address });
-    const nonce = await blockWithOverride(stack, vault, 4n * SOL);
+    const vault = await createFundedVault(world.stack, world.owner, {
+      name: 'Ops agent',
+      dailyLimit: 3n * SOL,
+    });
+    await world.stack.fake.execute(vault, { amount: 2n * SOL, destination: randomAddress() as Address });
+    const nonce = await blockWithOverride(world.stack, vault, 4n * SOL);
     const page = await openConsole(vault);
     const link = page
       .getByTestId('transactions')
@@ -186,13 +184,13 @@ describe("owner's console on the vault page", () => {
     await page.locator('[data-testid="policy-preview"]:not([data-status="loading"])').waitFor();
     await screenshots(page, 'owner-console');
     await link.click();
-    await page.waitForURL(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
+    await page.waitForURL(`${world.stack.baseUrl}/overrides/${vault}/${nonce}`);
     await page.locator('[data-state="pending"]').waitFor();
     await page.context().close();
   });
 
   test('anyone else sees the read-only page: a stranger is told, a browser without a wallet sees no console', async () => {
-    const vault = await createFundedVault(stack, owner);
+    const vault = await createFundedVault(world.stack, world.owner);
     const stranger = createTestWallet();
     const page = await openConsole(vault, stranger);
     await page.getByRole('alert').getByText('does not own the vault').waitFor();
@@ -200,8 +198,8 @@ describe("owner's console on the vault page", () => {
     assert.equal(await page.getByTestId('pause').count(), 0);
     await page.context().close();
 
-    const anonymous = await openPage(stack, null, ownBrowser());
-    await anonymous.goto(`${stack.baseUrl}/vaults/${vault}`);
+    const anonymous = await openPage(world.stack, null, ownBrowser());
+    await anonymous.goto(`${world.stack.baseUrl}/vaults/${vault}`);
     await anonymous.getByTestId('vault-name').waitFor();
     await anonymous.getByTestId('live-status').getByText('Live').waitFor();
     assert.equal(await anonymous.getByTestId('owner-console').isVisible(), false);
@@ -213,15 +211,15 @@ describe("owner's console on the vault page", () => {
 describe("owner's pending approvals page", () => {
   test("lists every open approval across the owner's vaults, newest first, each linking to its approval page", async () => {
     const boss = createTestWallet();
-    const first = await createFundedVault(stack, boss, { name: 'Ads' });
-    const second = await createFundedVault(stack, boss, { name: 'Infra' });
-    const someoneElse = await createFundedVault(stack, createTestWallet());
-    const n1 = await blockWithOverride(stack, first, 2n * SOL);
-    const n2 = await blockWithOverride(stack, second, 3n * SOL);
-    await blockWithOverride(stack, someoneElse, 4n * SOL);
+    const first = await createFundedVault(world.stack, boss, { name: 'Ads' });
+    const second = await createFundedVault(world.stack, boss, { name: 'Infra' });
+    const someoneElse = await createFundedVault(world.stack, createTestWallet());
+    const n1 = await blockWithOverride(world.stack, first, 2n * SOL);
+    const n2 = await blockWithOverride(world.stack, second, 3n * SOL);
+    await blockWithOverride(world.stack, someoneElse, 4n * SOL);
 
-    const page = await openPage(stack, null, ownBrowser());
-    const response = await page.goto(`${stack.baseUrl}/owners/${boss.address}/approvals`);
+    const page = await openPage(world.stack, null, ownBrowser());
+    const response = await page.goto(`${world.stack.baseUrl}/owners/${boss.address}/approvals`);
     assert.equal(response?.status(), 200);
     await page.getByTestId('approvals').waitFor();
     assert.equal(await page.getByTestId('pending-count').textContent(), '2');
@@ -241,18 +239,18 @@ describe("owner's pending approvals page", () => {
     await screenshots(page, 'pending-approvals');
 
     await items.nth(1).getByTestId('review').click();
-    await page.waitForURL(`${stack.baseUrl}/overrides/${first}/${n1}`);
+    await page.waitForURL(`${world.stack.baseUrl}/overrides/${first}/${n1}`);
     await page.locator('[data-state="pending"]').waitFor();
     assert.deepEqual(errorsOf(page), []);
     await page.context().close();
   });
 
   test('an owner with nothing pending is told so; a link without an address is a 404', async () => {
-    const page = await openPage(stack, null, ownBrowser());
-    await page.goto(`${stack.baseUrl}/owners/${randomAddress()}/approvals`);
+    const page = await openPage(world.stack, null, ownBrowser());
+    await page.goto(`${world.stack.baseUrl}/owners/${randomAddress()}/approvals`);
     await page.getByTestId('no-approvals').waitFor();
     assert.equal(await page.getByTestId('pending-count').textContent(), '0');
-    const missing = await page.goto(`${stack.baseUrl}/owners/not-a-wallet/approvals`);
+    const missing = await page.goto(`${world.stack.baseUrl}/owners/not-a-wallet/approvals`);
     assert.equal(missing?.status(), 404);
     await page.getByText('This is not a wallet address').waitFor();
     assert.deepEqual(errorsOf(page), []);
@@ -260,10 +258,10 @@ describe("owner's pending approvals page", () => {
   });
 
   test('the vault page links to its owner’s pending approvals', async () => {
-    const vault = await createFundedVault(stack, owner);
+    const vault = await createFundedVault(world.stack, world.owner);
     const page = await openConsole(vault);
     const link = page.getByTestId('owner-console').getByRole('link', { name: "Owner's pending approvals" });
-    assert.equal(await link.getAttribute('href'), `/owners/${owner.address}/approvals`);
+    assert.equal(await link.getAttribute('href'), `/owners/${world.owner.address}/approvals`);
     await page.context().close();
   });
 });

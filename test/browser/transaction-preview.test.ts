@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import type { Page } from 'playwright-core';
-import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { findPendingOverrideAddress } from '../../src/chain/pdas.js';
 import { formatSol } from '../../src/lib/lamports.js';
 import {
@@ -14,24 +13,16 @@ import {
   errorsOf,
   openPage,
   SOL,
-  type Stack,
-  startStack,
 } from './support/harness.js';
+import { usePageWorld } from './support/page-world.js';
 
 /** The approval page's "What you sign" section: the simulated approve before the owner signs. */
 
-let stack: Stack;
-let owner: TestWallet;
 const SHOTS = join(ARTIFACTS, 'landing');
 
-before(async () => {
+const world = usePageWorld();
+before(() => {
   mkdirSync(SHOTS, { recursive: true });
-  stack = await startStack();
-  owner = createTestWallet();
-  await stack.fake.airdrop(owner.address as Address, 5n * SOL);
-});
-after(async () => {
-  await stack?.close();
 });
 
 async function screenshots(page: Page, name: string) {
@@ -46,18 +37,18 @@ const lamportsOf = (text: string | null) =>
   BigInt(/\(([0-9,]+) lamports\)/.exec(text ?? '')![1]!.replaceAll(',', ''));
 
 async function connectOnPage(vault: Address, nonce: string) {
-  const page = await openPage(stack, owner);
-  await page.goto(`${stack.baseUrl}/overrides/${vault}/${nonce}`);
+  const page = await openPage(world.stack, world.owner);
+  await page.goto(`${world.stack.baseUrl}/overrides/${vault}/${nonce}`);
   await page.locator('[data-state="pending"]').waitFor();
   await page.getByTestId('connect-wallet').click();
-  await page.getByTestId('connected-account').getByText(owner.address).waitFor();
+  await page.getByTestId('connected-account').getByText(world.owner.address).waitFor();
   return page;
 }
 
 describe('approval page: what you sign', () => {
   test('shows instructions, compute units, fees and balance changes; approving then does exactly that', async () => {
-    const vault = await createFundedVault(stack, owner);
-    const nonce = await blockWithOverride(stack, vault, 2n * SOL);
+    const vault = await createFundedVault(world.stack, world.owner);
+    const nonce = await blockWithOverride(world.stack, vault, 2n * SOL);
     const page = await connectOnPage(vault, nonce);
     await page.locator('[data-testid="preview"][data-state="ready"]').waitFor();
     const instructions = await page.getByTestId('preview-instructions').locator('code').allTextContents();
@@ -86,23 +77,23 @@ describe('approval page: what you sign', () => {
     );
     await screenshots(page, 'approval-preview');
 
-    const before = stack.fake.balance(owner.address as Address);
+    const before = world.stack.fake.balance(world.owner.address as Address);
     await page.getByTestId('approve').click();
     await page.locator('[data-state="executed"]').waitFor({ timeout: 30_000 });
-    const executed = stack.fake.ledger().at(-1)!;
+    const executed = world.stack.fake.ledger().at(-1)!;
     const paid = executed.events.find((e) => e.name === 'TransactionExecuted');
     assert.equal(paid && 'data' in paid ? String(paid.data.amount) : '', String(2n * SOL));
     // What the page said: the wallet paid fees and rent, and the rent stayed in the override account.
-    assert.equal(before - stack.fake.balance(owner.address as Address), total);
-    const [pending] = await findPendingOverrideAddress(stack.fake.programId, vault, BigInt(nonce));
-    assert.equal(stack.fake.balance(pending), 1_802_640n);
+    assert.equal(before - world.stack.fake.balance(world.owner.address as Address), total);
+    const [pending] = await findPendingOverrideAddress(world.stack.fake.programId, vault, BigInt(nonce));
+    assert.equal(world.stack.fake.balance(pending), 1_802_640n);
     assert.deepEqual(errorsOf(page), []);
     await page.context().close();
   });
 
   test('a transfer that would fail is explained before anything is signed', async () => {
-    const vault = await createFundedVault(stack, owner);
-    const nonce = await blockWithOverride(stack, vault, 12n * SOL);
+    const vault = await createFundedVault(world.stack, world.owner);
+    const nonce = await blockWithOverride(world.stack, vault, 12n * SOL);
     const page = await connectOnPage(vault, nonce);
     const error = page.getByTestId('preview-error');
     await error.waitFor();

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
-import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { randomAddress } from '../../dev/validator/scenarios.js';
 import { waitFor } from '../support/wait.js';
 import {
@@ -12,33 +11,26 @@ import {
   errorsOf,
   openPage,
   SOL,
-  type Stack,
-  startStack,
 } from './support/harness.js';
+import { usePageWorld } from './support/page-world.js';
 
-let stack: Stack;
-let owner: TestWallet;
-
-before(async () => {
-  stack = await startStack();
-  owner = createTestWallet();
-});
-after(async () => {
-  await stack?.close();
-});
+const world = usePageWorld({ ownerFunds: 0n });
 
 describe('vault page', () => {
   test('shows the vault and updates live, without reloading, when the chain moves', async () => {
-    const vault = await createFundedVault(stack, owner, { name: 'Marketing agent', dailyLimit: 5n * SOL });
-    const first = await stack.fake.execute(vault, {
+    const vault = await createFundedVault(world.stack, world.owner, {
+      name: 'Marketing agent',
+      dailyLimit: 5n * SOL,
+    });
+    const first = await world.stack.fake.execute(vault, {
       amount: 1_250_000_000n,
       destination: randomAddress() as Address,
     });
     await waitForTransactions(vault, 1);
-    const nonce = await blockWithOverride(stack, vault, 9n * SOL);
+    const nonce = await blockWithOverride(world.stack, vault, 9n * SOL);
 
-    const page = await openPage(stack, null);
-    await page.goto(`${stack.baseUrl}/vaults/${vault}`);
+    const page = await openPage(world.stack, null);
+    await page.goto(`${world.stack.baseUrl}/vaults/${vault}`);
     await page.getByTestId('vault-name').getByText('Marketing agent').waitFor();
     await page.getByTestId('live-status').getByText('Live').waitFor();
     await page.getByTestId('transactions').locator('tbody tr').nth(1).waitFor();
@@ -50,12 +42,12 @@ describe('vault page', () => {
     assert.equal(await review.getAttribute('href'), `/overrides/${vault}/${nonce}`);
     await page.evaluate('window.__loadedOnce = true');
 
-    await stack.fake.execute(vault, { amount: 400_000_000n, destination: randomAddress() as Address });
+    await world.stack.fake.execute(vault, { amount: 400_000_000n, destination: randomAddress() as Address });
     await page.getByTestId('activity').getByText('Sent 0.4 SOL').waitFor({ timeout: 15_000 });
     await page.getByTestId('transactions').locator('tbody tr').nth(2).waitFor({ timeout: 15_000 });
     await page.getByTestId('spent-today').getByText('1.65 SOL').waitFor({ timeout: 15_000 });
 
-    await stack.fake.pause(vault);
+    await world.stack.fake.pause(vault);
     await page.getByTestId('vault-state').getByText('Paused').waitFor({ timeout: 15_000 });
     assert.equal(await page.evaluate('window.__loadedOnce'), true, 'the page was not reloaded');
     assert.ok(first.signature);
@@ -79,9 +71,9 @@ describe('vault page', () => {
 
   test('renders names from the chain as text, never as markup', async () => {
     const name = '<img src=x onerror="window.__pwned=1">';
-    const vault = await createFundedVault(stack, owner, { name });
-    const page = await openPage(stack, null);
-    await page.goto(`${stack.baseUrl}/vaults/${vault}`);
+    const vault = await createFundedVault(world.stack, world.owner, { name });
+    const page = await openPage(world.stack, null);
+    await page.goto(`${world.stack.baseUrl}/vaults/${vault}`);
     await page.getByTestId('vault-name').waitFor();
     assert.equal(await page.getByTestId('vault-name').textContent(), name);
     assert.equal(await page.locator('main img').count(), 0);
@@ -90,8 +82,8 @@ describe('vault page', () => {
   });
 
   test('an unknown vault says so', async () => {
-    const page = await openPage(stack, null);
-    const response = await page.goto(`${stack.baseUrl}/vaults/${randomAddress()}`);
+    const page = await openPage(world.stack, null);
+    const response = await page.goto(`${world.stack.baseUrl}/vaults/${randomAddress()}`);
     assert.equal(response?.status(), 404);
     await page.getByText('No vault has this address').waitFor();
     assert.deepEqual(errorsOf(page), []);
@@ -102,8 +94,8 @@ describe('vault page', () => {
 async function waitForTransactions(vault: string, count: number): Promise<void> {
   await waitFor(
     async () =>
-      (await stack.getJson<{ transactions: unknown[] }>(`/api/transactions?vault=${vault}`)).body.transactions
-        .length >= count,
+      (await world.stack.getJson<{ transactions: unknown[] }>(`/api/transactions?vault=${vault}`)).body
+        .transactions.length >= count,
     { timeoutMs: 20_000, message: `${count} transactions ingested` },
   );
 }

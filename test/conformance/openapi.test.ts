@@ -1,27 +1,15 @@
 // The OpenAPI document the running app serves is valid OpenAPI 3.1 (the same check CI runs on
 // docs/openapi.json), and the check refuses what OpenAPI forbids but schema validation lets through.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { WEBHOOK_EVENTS } from '@vaultkeeper/webhooks';
-import type { FastifyInstance } from 'fastify';
 import { type OpenApiDocument, openApiProblems } from '../../scripts/openapi-validation.js';
-import { createTestApp } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
+import { useFileApp } from '../support/file-app.js';
 
-let storage: TestStorage;
-let app: FastifyInstance;
-
-before(async () => {
-  storage = await createTestStorage();
-  ({ app } = await createTestApp({ storage: storage.storage }));
-});
-after(async () => {
-  await app.close();
-  await storage.close();
-});
+const world = useFileApp();
 
 async function served(): Promise<OpenApiDocument> {
-  const response = await app.inject('/api/openapi.json');
+  const response = await world.app.inject('/api/openapi.json');
   assert.equal(response.statusCode, 200);
   return response.json();
 }
@@ -160,7 +148,7 @@ describe('OpenAPI conventions, over every route of the app', () => {
     const document = (await served()) as unknown as { paths: Record<string, Record<string, Operation>> };
     const problems: string[] = [];
     const ids = new Map<string, string>();
-    for (const route of listRoutes(app)) {
+    for (const route of listRoutes(world.app)) {
       if (UNDOCUMENTED.some((pattern) => pattern.test(route.path))) continue;
       const template = route.path.replace(/:(\w+)/g, '{$1}');
       for (const method of route.methods) {

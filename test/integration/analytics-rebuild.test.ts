@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { toJson } from '../../src/chain/program-events.js';
 import { rebuildDailyMetrics } from '../../src/domain/analytics/daily-metrics-rebuild.js';
-import type { Database } from '../../src/storage/database.js';
 import { chainEvents, type VaultRow } from '../../src/storage/schema/index.js';
 import {
   ExpectedDays,
@@ -11,18 +10,10 @@ import {
   readStoredDays,
   readStoredDestinations,
 } from '../support/analytics-oracle.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createOverride, createVault, randomAddress, randomSignature } from '../support/factories.js';
+import { useTestApps } from '../support/test-apps.js';
 
-let testStorage: TestStorage;
-let db: Database;
-
-before(async () => {
-  testStorage = await createTestStorage();
-  db = testStorage.storage.db;
-});
-after(async () => testStorage.close());
-beforeEach(async () => testStorage.reset());
+const apps = useTestApps();
 
 describe('daily metrics rebuild from the event log', () => {
   interface Event {
@@ -37,7 +28,7 @@ describe('daily metrics rebuild from the event log', () => {
     let slot = 1;
     for (const event of events) {
       const vaultAddress = typeof event.vault === 'string' ? event.vault : event.vault.address;
-      await db.insert(chainEvents).values({
+      await apps.db.insert(chainEvents).values({
         signature: randomSignature(),
         eventIndex: 0,
         slot: slot++,
@@ -52,7 +43,7 @@ describe('daily metrics rebuild from the event log', () => {
   }
 
   test('recomputes the range from chain events: transfers, blocks, override lifecycle, failed transactions', async () => {
-    const [a, b] = [await createVault(db), await createVault(db)];
+    const [a, b] = [await createVault(apps.db), await createVault(apps.db)];
     const [d1, d2] = [randomAddress(), randomAddress()];
     const executed = (
       vault: VaultRow,
@@ -114,7 +105,7 @@ describe('daily metrics rebuild from the event log', () => {
       },
       executed(a, 1_000n, d1, '2026-12-10T12:00:00.000Z'), // outside the rebuilt range
     ]);
-    await createOverride(db, {
+    await createOverride(apps.db, {
       vault: b,
       nonce: 9n,
       status: 'rejected',
@@ -122,10 +113,10 @@ describe('daily metrics rebuild from the event log', () => {
       rejectedAt: new Date('2026-12-03T20:00:00.000Z'),
     });
     // A stale row inside the range is replaced; one outside it is left alone.
-    await db.execute(sql`insert into daily_metrics (vault_key, day, executed_count) values
+    await apps.db.execute(sql`insert into daily_metrics (vault_key, day, executed_count) values
       (${a.id}, '2026-12-03', 42), (${a.id}, '2026-12-20', 7)`);
 
-    await rebuildDailyMetrics(db, { from: '2026-12-01', to: '2026-12-03' });
+    await rebuildDailyMetrics(apps.db, { from: '2026-12-01', to: '2026-12-03' });
 
     const expected = new ExpectedDays();
     const on = (iso: string) => new Date(iso);
@@ -148,7 +139,7 @@ describe('daily metrics rebuild from the event log', () => {
     expected.add(b.id, on('2026-12-03'), 'overrides_requested');
     expected.add(a.id, on('2026-12-03'), 'overrides_approved');
     expected.add(b.id, on('2026-12-03'), 'overrides_rejected');
-    const stored = await readStoredDays(testStorage.storage);
+    const stored = await readStoredDays(apps.storage);
     assert.equal(stored[`${a.id}|2026-12-20`]?.executed_count, '7');
     delete stored[`${a.id}|2026-12-20`];
     assert.deepEqual(stored, expected.toObject());
@@ -159,11 +150,11 @@ describe('daily metrics rebuild from the event log', () => {
       { vaultId: b.id, destination: d2, amount: 70n, at: on('2026-12-03') },
     ];
     assert.deepEqual(
-      await readStoredDestinations(testStorage.storage, 'daily'),
+      await readStoredDestinations(apps.storage, 'daily'),
       expectedDestinations(transfers, 'day'),
     );
     assert.deepEqual(
-      await readStoredDestinations(testStorage.storage, 'blocks'),
+      await readStoredDestinations(apps.storage, 'blocks'),
       expectedDestinations(transfers, 'blocks'),
     );
   });
@@ -173,8 +164,14 @@ describe('daily metrics rebuild from the event log', () => {
       const { code, details } = error as { code: string; details: { issues: { path: string }[] } };
       return code === 'VALIDATION_ERROR' && details.issues[0]?.path === path;
     };
-    await assert.rejects(rebuildDailyMetrics(db, { from: '2026-12-05', to: '2026-12-01' }), invalid('from'));
-    await assert.rejects(rebuildDailyMetrics(db, { from: '2026-12-32', to: '2026-12-01' }), invalid('from'));
-    await assert.rejects(rebuildDailyMetrics(db, { from: '2026-12-01', to: '2026-1-2' }), invalid('to'));
+    await assert.rejects(
+      rebuildDailyMetrics(apps.db, { from: '2026-12-05', to: '2026-12-01' }),
+      invalid('from'),
+    );
+    await assert.rejects(
+      rebuildDailyMetrics(apps.db, { from: '2026-12-32', to: '2026-12-01' }),
+      invalid('from'),
+    );
+    await assert.rejects(rebuildDailyMetrics(apps.db, { from: '2026-12-01', to: '2026-1-2' }), invalid('to'));
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { createMemoryCache } from '../../src/cache/index.js';
 import { runDailyMetricsRollup } from '../../src/domain/analytics/daily-metrics-rollup.js';
@@ -12,7 +12,6 @@ import { createCacheCleanupJob } from '../../src/jobs/cache-cleanup.js';
 import { createMetricsRollupJob } from '../../src/jobs/metrics-rollup.js';
 import { runScheduledJobs } from '../../src/jobs/scheduler.js';
 import { createMetrics } from '../../src/lib/metrics.js';
-import type { Database } from '../../src/storage/database.js';
 import { actionNonces } from '../../src/storage/schema/index.js';
 import {
   createRandom,
@@ -21,7 +20,6 @@ import {
   readStoredDays,
   readStoredDestinations,
 } from '../support/analytics-oracle.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
 import {
   createOverride,
   createTransaction,
@@ -30,24 +28,17 @@ import {
   randomAddress,
   randomSignature,
 } from '../support/factories.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
-let testStorage: TestStorage;
-let db: Database;
-
-before(async () => {
-  testStorage = await createTestStorage();
-  db = testStorage.storage.db;
-});
-after(async () => testStorage.close());
-beforeEach(async () => testStorage.reset());
+const apps = useTestApps();
 
 describe('daily metrics rollup', () => {
   test('recomputes every figure of each dirty vault day and global day from transactions and overrides', async () => {
     const expected = new ExpectedDays();
     const executed: { vaultId: string; destination: string; amount: bigint; at: Date }[] = [];
     const random = createRandom(7);
-    const vaults = [await createVault(db), await createVault(db)];
+    const vaults = [await createVault(apps.db), await createVault(apps.db)];
     const destinations = [randomAddress(), randomAddress(), randomAddress()];
     const start = Date.parse('2026-12-25T00:00:00.000Z');
     const at = () => new Date(start + Math.floor(random() * 12 * 86_400_000));
@@ -58,8 +49,8 @@ describe('daily metrics rollup', () => {
       const destination = destinations[Math.floor(random() * 3)]!;
       const timestamp = at();
       const fee = status === 'executed' ? amount / 100n : null;
-      await createTransaction(db, { vault, status, amount, destination, timestamp, feeCollected: fee });
-      await markDailyMetricsDirty(db, vault.id, timestamp, status === 'executed' ? [destination] : []);
+      await createTransaction(apps.db, { vault, status, amount, destination, timestamp, feeCollected: fee });
+      await markDailyMetricsDirty(apps.db, vault.id, timestamp, status === 'executed' ? [destination] : []);
       if (status === 'executed') {
         expected.add(vault.id, timestamp, 'executed_count');
         expected.add(vault.id, timestamp, 'executed_volume', amount);
@@ -74,7 +65,7 @@ describe('daily metrics rollup', () => {
       const vault = vaults[i % 2]!;
       const [createdAt, decidedAt] = [at(), at()].sort((a, b) => a.getTime() - b.getTime()) as [Date, Date];
       const outcome = (['pending', 'approved', 'rejected', 'executed'] as const)[i % 4]!;
-      await createOverride(db, {
+      await createOverride(apps.db, {
         vault,
         createdAt,
         status: outcome,
@@ -82,7 +73,7 @@ describe('daily metrics rollup', () => {
         ...(outcome === 'rejected' ? { rejectedAt: decidedAt } : {}),
         ...(outcome === 'executed' ? { executedAt: decidedAt } : {}),
       });
-      for (const day of [createdAt, decidedAt]) await markDailyMetricsDirty(db, vault.id, day);
+      for (const day of [createdAt, decidedAt]) await markDailyMetricsDirty(apps.db, vault.id, day);
       expected.add(vault.id, createdAt, 'overrides_requested');
       if (outcome === 'approved' || outcome === 'executed')
         expected.add(vault.id, decidedAt, 'overrides_approved');
@@ -90,62 +81,62 @@ describe('daily metrics rollup', () => {
       if (outcome === 'executed') expected.add(vault.id, decidedAt, 'overrides_executed');
     }
 
-    const result = await runDailyMetricsRollup(db, { batchSize: 5 });
+    const result = await runDailyMetricsRollup(apps.db, { batchSize: 5 });
     assert.ok(result.recomputed > 0);
-    assert.deepEqual(await readStoredDays(testStorage.storage), expected.toObject());
+    assert.deepEqual(await readStoredDays(apps.storage), expected.toObject());
     assert.deepEqual(
-      await readStoredDestinations(testStorage.storage, 'daily'),
+      await readStoredDestinations(apps.storage, 'daily'),
       expectedDestinations(executed, 'day'),
     );
     assert.deepEqual(
-      await readStoredDestinations(testStorage.storage, 'blocks'),
+      await readStoredDestinations(apps.storage, 'blocks'),
       expectedDestinations(executed, 'blocks'),
     );
-    const [dirty] = await testStorage.storage.rows<{ n: number }>(
+    const [dirty] = await apps.storage.rows<{ n: number }>(
       sql`select count(*)::int as n from daily_metrics_dirty`,
     );
     assert.equal(dirty?.n, 0);
 
     // Idempotent: recomputing the whole range again changes nothing.
-    await markDailyMetricsDirtyRange(db, '2026-12-20', '2027-01-10');
-    await runDailyMetricsRollup(db);
-    assert.deepEqual(await readStoredDays(testStorage.storage), expected.toObject());
+    await markDailyMetricsDirtyRange(apps.db, '2026-12-20', '2027-01-10');
+    await runDailyMetricsRollup(apps.db);
+    assert.deepEqual(await readStoredDays(apps.storage), expected.toObject());
     assert.deepEqual(
-      await readStoredDestinations(testStorage.storage, 'blocks'),
+      await readStoredDestinations(apps.storage, 'blocks'),
       expectedDestinations(executed, 'blocks'),
     );
   });
 
   test('moves a pending transfer to the day it executed, and drops a day left without activity', async () => {
-    const vault = await createVault(db);
+    const vault = await createVault(apps.db);
     const approvedAt = new Date('2026-12-30T22:00:00.000Z');
-    const pending = await createTransaction(db, {
+    const pending = await createTransaction(apps.db, {
       vault,
       status: 'pending',
       amount: 70n,
       timestamp: approvedAt,
     });
-    await createTransaction(db, { vault, status: 'blocked', amount: 70n, timestamp: approvedAt });
-    await markDailyMetricsDirty(db, vault.id, approvedAt);
-    await runDailyMetricsRollup(db);
+    await createTransaction(apps.db, { vault, status: 'blocked', amount: 70n, timestamp: approvedAt });
+    await markDailyMetricsDirty(apps.db, vault.id, approvedAt);
+    await runDailyMetricsRollup(apps.db);
     const executedAt = new Date('2027-01-02T01:00:00.000Z');
-    await executePendingTransaction(db, pending, { timestamp: executedAt, feeCollected: 1n });
-    await markDailyMetricsDirty(db, vault.id, executedAt);
-    await db.execute(sql`delete from transactions where status = 'blocked'`);
-    await markDailyMetricsDirty(db, vault.id, approvedAt);
-    await runDailyMetricsRollup(db);
-    const days = await readStoredDays(testStorage.storage);
+    await executePendingTransaction(apps.db, pending, { timestamp: executedAt, feeCollected: 1n });
+    await markDailyMetricsDirty(apps.db, vault.id, executedAt);
+    await apps.db.execute(sql`delete from transactions where status = 'blocked'`);
+    await markDailyMetricsDirty(apps.db, vault.id, approvedAt);
+    await runDailyMetricsRollup(apps.db);
+    const days = await readStoredDays(apps.storage);
     assert.deepEqual(Object.keys(days).sort(), [`*|2027-01-02`, `${vault.id}|2027-01-02`].sort());
     assert.equal(days[`${vault.id}|2027-01-02`]?.executed_volume, '70');
     assert.equal(days[`${vault.id}|2027-01-02`]?.fees, '1');
   });
 
   test('a change committed while a rollup runs keeps its day dirty and is counted by the next run', async () => {
-    const vault = await createVault(db);
+    const vault = await createVault(apps.db);
     const day = new Date('2026-12-15T12:00:00.000Z');
-    await createTransaction(db, { vault, amount: 10n, timestamp: day });
-    await markDailyMetricsDirty(db, vault.id, day);
-    const pool = testStorage.storage.pool;
+    await createTransaction(apps.db, { vault, amount: 10n, timestamp: day });
+    await markDailyMetricsDirty(apps.db, vault.id, day);
+    const pool = apps.storage.pool;
     if (pool !== null) {
       // Ingestion holds its transaction open (row written, day marked) while the rollup runs.
       const client = await pool.connect();
@@ -161,38 +152,38 @@ describe('daily metrics rollup', () => {
            on conflict (vault_key, day) do update set marked_at = now()`,
           [vault.id],
         );
-        await runDailyMetricsRollup(db);
+        await runDailyMetricsRollup(apps.db);
         await client.query('commit');
       } finally {
         client.release();
       }
     } else {
       // PGlite runs one transaction at a time: the commit can only fall after the rollup.
-      await runDailyMetricsRollup(db);
-      await createTransaction(db, { vault, amount: 5n, timestamp: day });
-      await markDailyMetricsDirty(db, vault.id, day);
+      await runDailyMetricsRollup(apps.db);
+      await createTransaction(apps.db, { vault, amount: 5n, timestamp: day });
+      await markDailyMetricsDirty(apps.db, vault.id, day);
     }
-    const [marks] = await testStorage.storage.rows<{ n: number }>(
+    const [marks] = await apps.storage.rows<{ n: number }>(
       sql`select count(*)::int as n from daily_metrics_dirty where day = '2026-12-15'`,
     );
     assert.equal(marks?.n, 2);
-    await runDailyMetricsRollup(db);
-    const days = await readStoredDays(testStorage.storage);
+    await runDailyMetricsRollup(apps.db);
+    const days = await readStoredDays(apps.storage);
     assert.equal(days[`${vault.id}|2026-12-15`]?.executed_volume, '15');
     assert.equal(days['*|2026-12-15']?.executed_volume, '15');
   });
 
   test("rewrites only the marked destinations of a day, so a busy day's rollup costs what changed", async () => {
-    const vault = await createVault(db);
+    const vault = await createVault(apps.db);
     const at = new Date('2026-12-10T09:00:00.000Z');
     const [quiet, busy] = [randomAddress(), randomAddress()];
     for (const destination of [quiet, busy, ...Array.from({ length: 20 }, () => randomAddress())]) {
-      await createTransaction(db, { vault, amount: 10n, destination, timestamp: at });
-      await markDailyMetricsDirty(db, vault.id, at, [destination]);
+      await createTransaction(apps.db, { vault, amount: 10n, destination, timestamp: at });
+      await markDailyMetricsDirty(apps.db, vault.id, at, [destination]);
     }
-    await runDailyMetricsRollup(db);
+    await runDailyMetricsRollup(apps.db);
     const rowsOf = async (destination: string) =>
-      testStorage.storage.rows<{ level: number; n: number }>(
+      apps.storage.rows<{ level: number; n: number }>(
         sql`select 0 as level, executed_count as n from daily_destination_metrics
               where vault_key = ${vault.id} and destination = ${destination}
             union all
@@ -206,49 +197,49 @@ describe('daily metrics rollup', () => {
       'a day row and a block row per level',
     );
     // A doctored figure of the quiet destination shows whether a later rollup rewrote it.
-    await db.execute(sql`update destination_block_metrics set executed_count = 99
+    await apps.db.execute(sql`update destination_block_metrics set executed_count = 99
       where vault_key = ${vault.id} and destination = ${quiet} and level = 4`);
-    await createTransaction(db, { vault, amount: 5n, destination: busy, timestamp: at });
-    await markDailyMetricsDirty(db, vault.id, at, [busy]);
-    await runDailyMetricsRollup(db);
+    await createTransaction(apps.db, { vault, amount: 5n, destination: busy, timestamp: at });
+    await markDailyMetricsDirty(apps.db, vault.id, at, [busy]);
+    await runDailyMetricsRollup(apps.db);
     assert.deepEqual(
       (await rowsOf(busy)).map((r) => r.n),
       Array(11).fill(2),
     );
     assert.equal((await rowsOf(quiet))[4]?.n, 99, 'the unmarked destination was not rewritten');
-    const [global] = await testStorage.storage.rows<{ n: number }>(
+    const [global] = await apps.storage.rows<{ n: number }>(
       sql`select executed_count as n from destination_block_metrics
         where vault_key = '*' and destination = ${busy} and level = ${MAX_BLOCK_LEVEL}`,
     );
     assert.equal(global?.n, 2);
     // Marked, it is recomputed from the transactions again.
-    await markDailyMetricsDirty(db, vault.id, at, [quiet]);
-    await runDailyMetricsRollup(db);
+    await markDailyMetricsDirty(apps.db, vault.id, at, [quiet]);
+    await runDailyMetricsRollup(apps.db);
     assert.deepEqual(
       (await rowsOf(quiet)).map((r) => r.n),
       Array(11).fill(1),
     );
-    const [marks] = await testStorage.storage.rows<{ n: number }>(
+    const [marks] = await apps.storage.rows<{ n: number }>(
       sql`select count(*)::int as n from destination_metrics_dirty`,
     );
     assert.equal(marks?.n, 0);
   });
 
   test('a destination mark left without its day is still claimed, and one whose day waits stays', async () => {
-    const vault = await createVault(db);
+    const vault = await createVault(apps.db);
     const [first, second] = [new Date('2026-12-11T09:00:00.000Z'), new Date('2026-12-12T09:00:00.000Z')];
     const [a, b] = [randomAddress(), randomAddress()];
-    await createTransaction(db, { vault, amount: 7n, destination: a, timestamp: first });
-    await createTransaction(db, { vault, amount: 8n, destination: b, timestamp: second });
-    await db.execute(sql`insert into destination_metrics_dirty (vault_key, day, destination)
+    await createTransaction(apps.db, { vault, amount: 7n, destination: a, timestamp: first });
+    await createTransaction(apps.db, { vault, amount: 8n, destination: b, timestamp: second });
+    await apps.db.execute(sql`insert into destination_metrics_dirty (vault_key, day, destination)
       values (${vault.id}, '2026-12-11', ${a}), (${vault.id}, '2026-12-12', ${b})`);
-    await db.execute(
+    await apps.db.execute(
       sql`insert into daily_metrics_dirty (vault_key, day) values (${vault.id}, '2026-12-12')`,
     );
     // A batch of one day claims 2026-12-12 with its destination, and the orphaned mark of 2026-12-11.
-    const result = await runDailyMetricsRollup(db, { batchSize: 1 });
+    const result = await runDailyMetricsRollup(apps.db, { batchSize: 1 });
     assert.equal(result.recomputed, 1);
-    const rows = await testStorage.storage.rows<{ day: string; destination: string; n: number }>(
+    const rows = await apps.storage.rows<{ day: string; destination: string; n: number }>(
       sql`select day::text as day, destination, executed_count as n from daily_destination_metrics
         where vault_key = ${vault.id} order by day`,
     );
@@ -259,10 +250,12 @@ describe('daily metrics rollup', () => {
   });
 
   test('drops a mark whose key names neither a vault nor the global row', async () => {
-    await db.execute(sql`insert into daily_metrics_dirty (vault_key, day) values ('garbage', '2026-12-01')`);
-    const result = await runDailyMetricsRollup(db);
+    await apps.db.execute(
+      sql`insert into daily_metrics_dirty (vault_key, day) values ('garbage', '2026-12-01')`,
+    );
+    const result = await runDailyMetricsRollup(apps.db);
     assert.equal(result.recomputed, 1);
-    assert.deepEqual(await readStoredDays(testStorage.storage), {});
+    assert.deepEqual(await readStoredDays(apps.storage), {});
   });
 });
 
@@ -299,24 +292,21 @@ describe('worker jobs', () => {
   });
 
   test('the rollup job drains every dirty day and counts what it recomputed', async () => {
-    const vault = await createVault(db);
+    const vault = await createVault(apps.db);
     for (const day of ['2026-12-01', '2026-12-02', '2026-12-03']) {
       const at = new Date(`${day}T10:00:00.000Z`);
-      await createTransaction(db, { vault, amount: 5n, timestamp: at });
-      await markDailyMetricsDirty(db, vault.id, at);
+      await createTransaction(apps.db, { vault, amount: 5n, timestamp: at });
+      await markDailyMetricsDirty(apps.db, vault.id, at);
     }
     const metrics = createMetrics();
-    const job = createMetricsRollupJob(
-      { storage: testStorage.storage, logger: quiet, metrics },
-      { batchSize: 2 },
-    );
+    const job = createMetricsRollupJob({ storage: apps.storage, logger: quiet, metrics }, { batchSize: 2 });
     await job.run(new AbortController().signal);
-    const [dirty] = await testStorage.storage.rows<{ n: number }>(
+    const [dirty] = await apps.storage.rows<{ n: number }>(
       sql`select count(*)::int as n from daily_metrics_dirty`,
     );
     assert.equal(dirty?.n, 0);
     assert.equal((await metrics.dailyMetricsRecomputed.get()).values[0]?.value, 6);
-    assert.equal(Object.keys(await readStoredDays(testStorage.storage)).length, 6);
+    assert.equal(Object.keys(await readStoredDays(apps.storage)).length, 6);
   });
 
   test('the cache cleanup job deletes expired action nonces, keeps live ones, and purges the memory cache', async () => {
@@ -325,27 +315,27 @@ describe('worker jobs', () => {
     const cache = createMemoryCache({ now: () => nowMs });
     await cache.set('short', 1, 1);
     await cache.set('long', 2, 600);
-    const vault = await createVault(db);
-    const override = await createOverride(db, { vault });
+    const vault = await createVault(apps.db);
+    const override = await createOverride(apps.db, { vault });
     const nonce = (name: string, expiresAt: string) => ({
       nonce: name,
       overrideId: override.id,
       account: vault.authority,
       expiresAt: new Date(expiresAt),
     });
-    await db
+    await apps.db
       .insert(actionNonces)
       .values([nonce('expired', '2026-12-01T11:59:59.999Z'), nonce('live', '2026-12-01T12:05:00.000Z')]);
     nowMs += 2_000;
     const reported: Record<string, number>[] = [];
     const job = createCacheCleanupJob({
-      db,
+      db: apps.db,
       cache,
       clock: { now: () => now },
       logger: { debug: (o: Record<string, number>) => reported.push(o) },
     });
     await job.run(new AbortController().signal);
-    const left = await db.select({ nonce: actionNonces.nonce }).from(actionNonces);
+    const left = await apps.db.select({ nonce: actionNonces.nonce }).from(actionNonces);
     assert.deepEqual(
       left.map((r) => r.nonce),
       ['live'],

@@ -2,46 +2,30 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { afterEach, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import { sql } from 'drizzle-orm';
-import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import { createIngestorLock } from '../../src/chain/ingestor-lock.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { createDatabase, type Storage } from '../../src/storage/database.js';
-import { createLogCapture, createTestDeps } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
-import { startTestIngestor, type TestIngestor, waitForSignatures } from '../support/ingestor.js';
+import { createLogCapture } from '../support/app.js';
+import { useIngestionHarness } from '../support/ingestion-harness.js';
+import { waitForSignatures } from '../support/ingestor.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
 import { waitFor } from '../support/wait.js';
 
-let storage: TestStorage;
-let fake: FakeValidator;
-let ingestor: TestIngestor | undefined;
 const children: ServiceProcess[] = [];
-
-before(async () => {
-  storage = await createTestStorage();
-});
-after(async () => {
-  await storage.close();
-});
-beforeEach(async () => {
-  await storage.reset();
-  fake = await startFakeValidator();
-});
+// Service processes a test started, killed after it.
 afterEach(async () => {
-  await ingestor?.stop();
-  ingestor = undefined;
   await Promise.all(children.splice(0).map((child) => child.stop('SIGKILL')));
-  await fake.close();
 });
+const h = useIngestionHarness();
 
-const programSignatures = () => fake.ledger().map((entry) => entry.signature);
+const programSignatures = () => h.fake.ledger().map((entry) => entry.signature);
 
 /** What the ledger says must be stored: every program signature once, every transfer attempt once. */
 async function assertMatchesLedger(db: Storage): Promise<void> {
-  const ledger = fake.ledger();
+  const ledger = h.fake.ledger();
   const expected = new Set(ledger.map((e) => e.signature));
   const applied = new Set(
     (await db.rows<{ signature: string }>(sql`select signature from chain_signatures`)).map(
@@ -80,7 +64,7 @@ async function assertMatchesLedger(db: Storage): Promise<void> {
 /** A burst in small steps that yield to timers, so a kill can land anywhere inside it. */
 async function burstSlowly(vault: Address, count: number): Promise<void> {
   for (let done = 0; done < count; done += 10) {
-    await fake.burst(10, { vault, blockEvery: 7, perSlot: 2 });
+    await h.fake.burst(10, { vault, blockEvery: 7, perSlot: 2 });
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
@@ -88,24 +72,19 @@ async function burstSlowly(vault: Address, count: number): Promise<void> {
 describe('ingestion under failure', () => {
   test('sockets dropped in the middle of a 2 000-transaction burst: every transaction ingested once', async () => {
     const logs = createLogCapture();
-    const deps = createTestDeps({
-      storage: storage.storage,
-      logs,
-      env: { SOLANA_RPC_URL: fake.rpcUrl, SOLANA_WS_URL: fake.wsUrl },
-    });
     const subscribed = () => logs.lines.filter((l) => l.includes('"msg":"log subscription up on ')).length;
-    ingestor = startTestIngestor(deps);
+    h.start({}, { logs });
     await waitFor(() => subscribed() === 1, { message: 'subscribed' });
-    const { vault } = await fake.burst(500, { blockEvery: 10, perSlot: 3 });
+    const { vault } = await h.fake.burst(500, { blockEvery: 10, perSlot: 3 });
     for (let drop = 1; drop <= 3; drop++) {
-      fake.dropSockets(); // notifications still buffered on the dropped socket are lost with it
-      await fake.burst(500, { vault, blockEvery: 10, perSlot: 3 });
+      h.fake.dropSockets(); // notifications still buffered on the dropped socket are lost with it
+      await h.fake.burst(500, { vault, blockEvery: 10, perSlot: 3 });
       await waitFor(() => subscribed() >= drop + 1, { message: `resubscribed after drop ${drop}` });
     }
-    assert.equal(fake.ledger().filter((e) => e.events.length > 0).length, 2_001);
-    await waitForSignatures(storage.storage, programSignatures(), 60_000);
-    await assertMatchesLedger(storage.storage);
-    const metrics = await deps.metrics.registry.metrics();
+    assert.equal(h.fake.ledger().filter((e) => e.events.length > 0).length, 2_001);
+    await waitForSignatures(h.storage.storage, programSignatures(), 60_000);
+    await assertMatchesLedger(h.storage.storage);
+    const metrics = await h.deps.metrics.registry.metrics();
     const reconnects = Number(/vaultkeeper_ingestion_reconnects_total (\d+)/.exec(metrics)?.[1]);
     assert.ok(reconnects >= 3, `a reconnect after every drop (${reconnects})`);
   });
@@ -115,10 +94,12 @@ describe('ingestion under failure', () => {
     const env: Record<string, string> = {
       ROLES: 'ingestor',
       LOG_LEVEL: 'debug',
-      SOLANA_RPC_URL: fake.rpcUrl,
-      SOLANA_WS_URL: fake.wsUrl,
+      SOLANA_RPC_URL: h.fake.rpcUrl,
+      SOLANA_WS_URL: h.fake.wsUrl,
       BACKFILL_INTERVAL_SECONDS: '1',
-      ...(storage.config.kind === 'postgres' ? { DATABASE_URL: storage.config.url } : { DATA_DIR: dataDir }),
+      ...(h.storage.config.kind === 'postgres'
+        ? { DATABASE_URL: h.storage.config.url }
+        : { DATA_DIR: dataDir }),
     };
     const start = async () => {
       const child = await startService(env, { waitForListen: false });
@@ -131,17 +112,17 @@ describe('ingestion under failure', () => {
     };
     try {
       let child = await start();
-      const { vault } = await fake.burst(100, { blockEvery: 7 });
+      const { vault } = await h.fake.burst(100, { blockEvery: 7 });
       for (let round = 0; round < 4; round++) {
         // A random moment of the burst: once the ledger has grown by a random number of transactions.
-        const target = fake.ledger().length + 30 + Math.floor(Math.random() * 240);
+        const target = h.fake.ledger().length + 30 + Math.floor(Math.random() * 240);
         const chunk = burstSlowly(vault, 300);
-        await waitFor(() => fake.ledger().length >= target, { timeoutMs: 30_000 });
+        await waitFor(() => h.fake.ledger().length >= target, { timeoutMs: 30_000 });
         await child.stop('SIGKILL');
         await chunk;
         child = await start();
       }
-      await fake.burst(300, { vault, blockEvery: 7, perSlot: 2 });
+      await h.fake.burst(300, { vault, blockEvery: 7, perSlot: 2 });
       // The second backfill to finish from now started after the burst ended: then the child has it all.
       const seen = child.output.length;
       const backfills = () => child.output.slice(seen).filter((l) => l.includes('"msg":"backfill done"'));
@@ -152,13 +133,13 @@ describe('ingestion under failure', () => {
       const { code } = await child.stop('SIGTERM');
       assert.equal(code, 0);
       const db =
-        storage.config.kind === 'postgres'
-          ? storage.storage
+        h.storage.config.kind === 'postgres'
+          ? h.storage.storage
           : await createDatabase({ kind: 'pglite', dataDir });
       try {
         await assertMatchesLedger(db);
       } finally {
-        if (db !== storage.storage) await db.close();
+        if (db !== h.storage.storage) await db.close();
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
@@ -167,19 +148,19 @@ describe('ingestion under failure', () => {
 
   test('only one ingestor is active; when it dies another takes over within seconds', async () => {
     const logger = createLogger({ level: 'silent' });
-    if (storage.config.kind !== 'postgres') {
+    if (h.storage.config.kind !== 'postgres') {
       // PGlite is one process's embedded database: that process holds the lock, at once, alone.
-      const lock = createIngestorLock({ storage: storage.storage, logger });
+      const lock = createIngestorLock({ storage: h.storage.storage, logger });
       assert.equal(await lock.acquire(new AbortController().signal), true);
-      await storage.storage.db.transaction((tx) => lock.fence(tx));
+      await h.storage.storage.db.transaction((tx) => lock.fence(tx));
       await lock.release();
       return;
     }
     const env = {
       ROLES: 'ingestor',
-      DATABASE_URL: storage.config.url,
-      SOLANA_RPC_URL: fake.rpcUrl,
-      SOLANA_WS_URL: fake.wsUrl,
+      DATABASE_URL: h.storage.config.url,
+      SOLANA_RPC_URL: h.fake.rpcUrl,
+      SOLANA_WS_URL: h.fake.wsUrl,
     };
     const [a, b] = await Promise.all([
       startService(env, { waitForListen: false }),
@@ -187,7 +168,7 @@ describe('ingestion under failure', () => {
     ]);
     children.push(a, b);
     const holder = async () => {
-      const [row] = await storage.storage.rows<{ instance: string; status: string }>(
+      const [row] = await h.storage.storage.rows<{ instance: string; status: string }>(
         sql`select instance, status from chain_heartbeats`,
       );
       return row?.status === 'connected' ? Number(row.instance.split(':').at(-1)) : null;
@@ -195,8 +176,8 @@ describe('ingestion under failure', () => {
     const first = await waitFor(holder, { timeoutMs: 60_000, message: 'an ingestor holds the lock' });
     const [active, standby] = first === a.child.pid ? [a, b] : [b, a];
     assert.equal(first, active.child.pid);
-    const created = await fake.createVault({ dailyLimit: 1000 });
-    await waitForSignatures(storage.storage, [created.signature]);
+    const created = await h.fake.createVault({ dailyLimit: 1000 });
+    await waitForSignatures(h.storage.storage, [created.signature]);
     assert.ok(
       !standby.output.some((l) => l.includes('ingestor lock held')),
       'the standby does not ingest while the active one lives',
@@ -204,12 +185,12 @@ describe('ingestion under failure', () => {
 
     await active.stop('SIGKILL');
     const killedAt = Date.now();
-    const spend = await fake.pause(created.vault);
+    const spend = await h.fake.pause(created.vault);
     await waitFor(async () => (await holder()) === standby.child.pid, {
       timeoutMs: 15_000,
       message: 'takeover',
     });
-    await waitForSignatures(storage.storage, [spend.signature], 15_000);
+    await waitForSignatures(h.storage.storage, [spend.signature], 15_000);
     assert.ok(Date.now() - killedAt < 15_000);
   });
 });

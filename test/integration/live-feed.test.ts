@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ALERT_EVENTS, FEED_EVENTS, isFeedEventName, WEBHOOK_EVENTS } from '@vaultkeeper/webhooks';
-import type { FastifyInstance } from 'fastify';
 import { createTestWallet } from '../../dev/support/wallet.js';
 import { EVENT_NAMES } from '../../src/chain/program.js';
 import {
@@ -10,32 +9,25 @@ import {
   toFeedEventName,
 } from '../../src/domain/live-feed/feed-event-names.js';
 import { chainEvents } from '../../src/storage/schema/index.js';
-import { createTestApp } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
 import { openEventStream } from '../support/event-stream.js';
+import { useFileApp } from '../support/file-app.js';
 import { waitFor } from '../support/wait.js';
 
 const VAULT_A = createTestWallet().address;
 const VAULT_B = createTestWallet().address;
 
-let db: TestStorage;
-let app: FastifyInstance;
 let baseUrl: string;
 let slot = 100;
 
-before(async () => {
-  db = await createTestStorage();
-  ({ app } = await createTestApp({ storage: db.storage }));
-  baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
-});
-after(async () => {
-  await app.close();
-  await db.close();
+const world = useFileApp({
+  setUp: async (app) => {
+    baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+  },
 });
 
 async function ingest(vault: string, name = 'VaultPaused'): Promise<number> {
   slot += 1;
-  const [row] = await db.storage.db
+  const [row] = await world.storage.storage.db
     .insert(chainEvents)
     .values({
       signature: `sig${slot}`,
@@ -144,7 +136,7 @@ describe('GET /api/events/stream', () => {
   });
 
   test('rejects a malformed vault filter', async () => {
-    const res = await app.inject({ method: 'GET', url: '/api/events/stream?vault=not-an-address' });
+    const res = await world.app.inject({ method: 'GET', url: '/api/events/stream?vault=not-an-address' });
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().code, 'VALIDATION_ERROR');
   });

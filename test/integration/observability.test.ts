@@ -2,31 +2,19 @@
 // proof that signature headers, webhook secrets and private keys never reach a log line.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createTestWallet } from '../../dev/support/wallet.js';
 import { buildApp } from '../../src/app.js';
 import type { AppDeps } from '../../src/app-deps.js';
 import { createRollingWindow } from '../../src/lib/rolling-window.js';
 import { createLogCapture, createTestCache, createTestDeps, type LogCapture } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createVault } from '../support/factories.js';
 import { assertPrometheusText } from '../support/prometheus-text.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
-let testStorage: TestStorage;
-const closing: Array<() => Promise<unknown>> = [];
-
-before(async () => {
-  testStorage = await createTestStorage();
-});
-afterEach(async () => {
-  for (const close of closing.splice(0).reverse()) await close();
-  await testStorage.reset();
-});
-after(async () => {
-  await testStorage.close();
-});
+const apps = useTestApps();
 
 interface StartOptions {
   logs?: LogCapture;
@@ -40,7 +28,7 @@ async function start(options: StartOptions = {}): Promise<{ app: FastifyInstance
   const cache = createTestCache();
   await waitFor(() => cache.ping(), { message: 'cache not ready' });
   const deps = createTestDeps({
-    storage: testStorage.storage,
+    storage: apps.storage,
     cache,
     env: { SOLANA_RPC_URL: 'http://127.0.0.1:9', ...options.env },
     ...(options.logs ? { logs: options.logs } : {}),
@@ -49,10 +37,7 @@ async function start(options: StartOptions = {}): Promise<{ app: FastifyInstance
   const app = await buildApp(deps);
   options.routes?.(app);
   await app.ready();
-  closing.push(
-    () => cache.close(),
-    () => app.close(),
-  );
+  apps.closeAfterTest({ app, deps });
   return { app, deps };
 }
 
@@ -139,7 +124,7 @@ describe('in-process sizes', () => {
       'rate_limit_clients',
     ]);
     assert.equal(before.rate_limit_clients, 0);
-    const vault = await createVault(testStorage.storage.db);
+    const vault = await createVault(apps.db);
     for (const client of ['198.51.100.1', '198.51.100.2', '2001:db8::1', '2001:db8::2']) {
       await app.inject({ url: `/api/vaults/${vault.address}`, headers: { 'x-forwarded-for': client } });
     }

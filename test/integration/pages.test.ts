@@ -1,30 +1,22 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
-import { createTestApp } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createOverride, createVault, randomAddress } from '../support/factories.js';
+import { useFileApp } from '../support/file-app.js';
 
 let VAULT: string;
 let NONCE: string;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-let storage: TestStorage;
-let app: FastifyInstance;
-
-before(async () => {
-  storage = await createTestStorage();
-  ({ app } = await createTestApp({ storage: storage.storage, env: { SOLANA_CLUSTER: 'testnet' } }));
-  const vault = await createVault(storage.storage.db);
-  VAULT = vault.address;
-  NONCE = String((await createOverride(storage.storage.db, { vault })).nonce);
-});
-after(async () => {
-  await app.close();
-  await storage.close();
+const world = useFileApp({
+  env: { SOLANA_CLUSTER: 'testnet' },
+  setUp: async (_app, storage) => {
+    const vault = await createVault(storage.storage.db);
+    VAULT = vault.address;
+    NONCE = String((await createOverride(storage.storage.db, { vault })).nonce);
+  },
 });
 
 const directives = (csp: string) =>
@@ -46,7 +38,7 @@ describe('owner pages', () => {
     ['owner approvals', () => `/owners/${randomAddress()}/approvals`],
   ] as const) {
     test(`${name} page: an HTML shell under a strict Content-Security-Policy`, async () => {
-      const res = await app.inject({ method: 'GET', url: path() });
+      const res = await world.app.inject({ method: 'GET', url: path() });
       assert.equal(res.statusCode, 200);
       assert.match(res.headers['content-type'] as string, /^text\/html; charset=utf-8/);
       assert.equal(res.headers['cache-control'], 'no-cache');
@@ -73,7 +65,7 @@ describe('owner pages', () => {
       `/overrides/${VAULT}/seven`,
       '/owners/not-an-address/approvals',
     ]) {
-      const res = await app.inject({ method: 'GET', url });
+      const res = await world.app.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 404, url);
       assert.match(res.headers['content-type'] as string, /^text\/html/, url);
       assert.match(res.body, /<main id="app"/, url);
@@ -83,12 +75,12 @@ describe('owner pages', () => {
   test('a page that looks a vault or request up spends a read; past the budget a browser gets a 429 page that loads again', async () => {
     const client = { remoteAddress: '198.51.100.9' };
     for (let i = 0; i < 100; i += 1) {
-      const res = await app.inject({ method: 'GET', url: `/vaults/${randomAddress()}`, ...client });
+      const res = await world.app.inject({ method: 'GET', url: `/vaults/${randomAddress()}`, ...client });
       assert.equal(res.statusCode, 404);
       assert.equal(res.headers['x-ratelimit-limit'], '100');
       assert.equal(res.headers['x-ratelimit-remaining'], String(99 - i));
     }
-    const limited = await app.inject({ method: 'GET', url: `/overrides/${VAULT}/${NONCE}`, ...client });
+    const limited = await world.app.inject({ method: 'GET', url: `/overrides/${VAULT}/${NONCE}`, ...client });
     assert.equal(limited.statusCode, 429);
     assert.match(limited.headers['content-type'] as string, /^text\/html; charset=utf-8/);
     assert.equal(limited.headers['cache-control'], 'no-store');
@@ -102,21 +94,21 @@ describe('owner pages', () => {
       "'self'",
     ]);
     for (const url of assetUrls(limited.body)) {
-      assert.equal((await app.inject({ method: 'GET', url, ...client })).statusCode, 200, url);
+      assert.equal((await world.app.inject({ method: 'GET', url, ...client })).statusCode, 200, url);
     }
     // The API answers the same client with its JSON envelope; the landing page and assets stay free.
-    const api = await app.inject({ method: 'GET', url: `/api/vaults/${VAULT}`, ...client });
+    const api = await world.app.inject({ method: 'GET', url: `/api/vaults/${VAULT}`, ...client });
     assert.equal(api.statusCode, 429);
     assert.equal(api.json().code, 'RATE_LIMIT_EXCEEDED');
-    for (const url of ['/', ...assetUrls((await app.inject({ method: 'GET', url: '/' })).body)]) {
-      const res = await app.inject({ method: 'GET', url, ...client });
+    for (const url of ['/', ...assetUrls((await world.app.inject({ method: 'GET', url: '/' })).body)]) {
+      const res = await world.app.inject({ method: 'GET', url, ...client });
       assert.equal(res.statusCode, 200, url);
       assert.equal(res.headers['x-ratelimit-limit'], undefined, url);
     }
   });
 
   test('GET / is a small landing page: the API reference, the OpenAPI document, what Blinks are', async () => {
-    const res = await app.inject({ method: 'GET', url: '/' });
+    const res = await world.app.inject({ method: 'GET', url: '/' });
     assert.equal(res.statusCode, 200);
     assert.match(res.headers['content-type'] as string, /^text\/html; charset=utf-8/);
     assert.match(res.body, /href="\/docs"/);
@@ -124,23 +116,23 @@ describe('owner pages', () => {
     assert.match(res.body, /Blink/);
     assert.match(res.body, /\(testnet\)/);
     assert.doesNotMatch(res.body, /<script/);
-    const docs = await app.inject({ method: 'GET', url: '/docs' });
+    const docs = await world.app.inject({ method: 'GET', url: '/docs' });
     assert.ok([200, 302].includes(docs.statusCode), `/docs answered ${docs.statusCode}`);
   });
 
   test('assets named by their content hash are cached for good; other URLs revalidate', async () => {
-    const page = await app.inject({ method: 'GET', url: `/vaults/${VAULT}` });
+    const page = await world.app.inject({ method: 'GET', url: `/vaults/${VAULT}` });
     for (const url of assetUrls(page.body)) {
-      const hashed = await app.inject({ method: 'GET', url });
+      const hashed = await world.app.inject({ method: 'GET', url });
       assert.equal(hashed.statusCode, 200, url);
       assert.equal(hashed.headers['cache-control'], 'public, max-age=31536000, immutable');
       assert.match(hashed.headers['content-type'] as string, /^(text\/javascript|text\/css); charset=utf-8$/);
       const file = url.split('?')[0]!.replace('/assets/', '');
       assert.deepEqual(hashed.rawPayload, readFileSync(`${ROOT}/public/assets/${file}`));
 
-      const plain = await app.inject({ method: 'GET', url: url.split('?')[0]! });
+      const plain = await world.app.inject({ method: 'GET', url: url.split('?')[0]! });
       assert.equal(plain.headers['cache-control'], 'no-cache');
-      const again = await app.inject({
+      const again = await world.app.inject({
         method: 'GET',
         url: url.split('?')[0]!,
         headers: { 'if-none-match': plain.headers.etag as string },
@@ -151,7 +143,7 @@ describe('owner pages', () => {
   });
 
   test('an unknown asset is a JSON 404, and no path escapes the asset folder', async () => {
-    const missing = await app.inject({ method: 'GET', url: '/assets/nothing.js' });
+    const missing = await world.app.inject({ method: 'GET', url: '/assets/nothing.js' });
     assert.equal(missing.statusCode, 404);
     assert.equal(missing.json().code, 'NOT_FOUND');
     for (const url of [
@@ -159,7 +151,7 @@ describe('owner pages', () => {
       '/assets/%2e%2e%2fpackage.json',
       '/assets/pages.css.map',
     ]) {
-      const res = await app.inject({ method: 'GET', url });
+      const res = await world.app.inject({ method: 'GET', url });
       assert.ok([400, 404].includes(res.statusCode), `${url} answered ${res.statusCode}`);
       assert.equal(res.json().code === 'NOT_FOUND' || res.json().code === 'VALIDATION_ERROR', true);
     }

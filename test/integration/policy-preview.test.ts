@@ -1,13 +1,11 @@
 // POST /api/vaults/:address/policy-preview: the vault's attempts of the period replayed under a proposed
 // policy, against a replay computed by hand; validation; the 100-change cap.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
+import { describe, test } from 'node:test';
 import { createVaultkeeperClient, VaultkeeperError } from 'vaultkeeper/client';
 import type { VaultRow } from '../../src/storage/schema/index.js';
-import { createTestApp } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createOverride, createTransaction, createVault, randomAddress } from '../support/factories.js';
+import { useFileApp } from '../support/file-app.js';
 
 const SOL = 1_000_000_000n;
 const HOUR = 3_600_000;
@@ -17,71 +15,74 @@ const A = randomAddress();
 const B = randomAddress();
 const C = randomAddress();
 
-let testStorage: TestStorage;
-let app: FastifyInstance;
 let vault: VaultRow;
 const signatures: Record<string, string> = {};
 
 const preview = (address: string, payload: unknown) =>
-  app.inject({ method: 'POST', url: `/api/vaults/${address}/policy-preview`, payload: payload as object });
+  world.app.inject({
+    method: 'POST',
+    url: `/api/vaults/${address}/policy-preview`,
+    payload: payload as object,
+  });
 
-before(async () => {
-  testStorage = await createTestStorage();
-  ({ app } = await createTestApp({ storage: testStorage.storage, clock: { now: () => new Date(NOW) } }));
-  const db = testStorage.storage.db;
-  vault = await createVault(db, { dailyLimit: 10n * SOL });
-  const at = (hours: number) => new Date(T0 + hours * HOUR);
-  const add = async (
-    name: string,
-    hours: number,
-    destination: string,
-    sol: bigint,
-    status: 'executed' | 'blocked',
-    blockReason: string | null = null,
-  ) => {
-    const row = await createTransaction(db, {
+const world = useFileApp({
+  clock: { now: () => new Date(NOW) },
+  setUp: async (_app, storage) => {
+    const db = storage.storage.db;
+    vault = await createVault(db, { dailyLimit: 10n * SOL });
+    const at = (hours: number) => new Date(T0 + hours * HOUR);
+    const add = async (
+      name: string,
+      hours: number,
+      destination: string,
+      sol: bigint,
+      status: 'executed' | 'blocked',
+      blockReason: string | null = null,
+    ) => {
+      const row = await createTransaction(db, {
+        vault,
+        timestamp: at(hours),
+        destination,
+        amount: sol * SOL,
+        status,
+        blockReason,
+      });
+      signatures[name] = row.signature!;
+    };
+    // Long before the period: never replayed.
+    await add('old', -24 * 40, A, 9n, 'executed');
+    // The period (hand-computed below): a 10 SOL limit, no whitelist.
+    await add('a', 0, A, 4n, 'executed');
+    await add('b', 1, B, 5n, 'executed');
+    await add('c', 2, A, 3n, 'blocked', 'exceeded_daily_limit');
+    const override = await createOverride(db, {
       vault,
-      timestamp: at(hours),
-      destination,
-      amount: sol * SOL,
-      status,
-      blockReason,
+      destination: A,
+      amount: 3n * SOL,
+      status: 'executed',
     });
-    signatures[name] = row.signature!;
-  };
-  // Long before the period: never replayed.
-  await add('old', -24 * 40, A, 9n, 'executed');
-  // The period (hand-computed below): a 10 SOL limit, no whitelist.
-  await add('a', 0, A, 4n, 'executed');
-  await add('b', 1, B, 5n, 'executed');
-  await add('c', 2, A, 3n, 'blocked', 'exceeded_daily_limit');
-  const override = await createOverride(db, { vault, destination: A, amount: 3n * SOL, status: 'executed' });
-  const executedOverride = await createTransaction(db, {
-    vault,
-    override,
-    timestamp: at(3),
-    destination: A,
-    amount: 3n * SOL,
-    status: 'executed',
-  });
-  signatures.override = executedOverride.signature!;
-  await add('d', 24, B, 6n, 'executed');
-  await add('e', 26, C, 1n, 'blocked', 'insufficient_funds');
-  // A pending transfer (approved, not yet executed) is no attempt; another vault's rows are not this one's.
-  await createTransaction(db, {
-    vault,
-    timestamp: at(27),
-    destination: A,
-    amount: 50n * SOL,
-    status: 'pending',
-  });
-  const other = await createVault(db, { dailyLimit: 10n * SOL });
-  await createTransaction(db, { vault: other, timestamp: at(5), destination: A, amount: 9n * SOL });
-});
-
-after(async () => {
-  await app.close();
-  await testStorage.close();
+    const executedOverride = await createTransaction(db, {
+      vault,
+      override,
+      timestamp: at(3),
+      destination: A,
+      amount: 3n * SOL,
+      status: 'executed',
+    });
+    signatures.override = executedOverride.signature!;
+    await add('d', 24, B, 6n, 'executed');
+    await add('e', 26, C, 1n, 'blocked', 'insufficient_funds');
+    // A pending transfer (approved, not yet executed) is no attempt; another vault's rows are not this one's.
+    await createTransaction(db, {
+      vault,
+      timestamp: at(27),
+      destination: A,
+      amount: 50n * SOL,
+      status: 'pending',
+    });
+    const other = await createVault(db, { dailyLimit: 10n * SOL });
+    await createTransaction(db, { vault: other, timestamp: at(5), destination: A, amount: 9n * SOL });
+  },
 });
 
 describe('policy preview', () => {
@@ -201,7 +202,7 @@ describe('policy preview', () => {
   });
 
   test('the client package: vaults.policyPreview', async () => {
-    const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+    const baseUrl = await world.app.listen({ port: 0, host: '127.0.0.1' });
     const client = createVaultkeeperClient({ baseUrl });
     const body = await client.vaults.policyPreview(vault.address, { dailyLimit: 8_000_000_000 });
     assert.equal(body.summary.newlyBlocked, 1);
@@ -212,7 +213,7 @@ describe('policy preview', () => {
   });
 
   test('at most 100 changes are listed, oldest first, and the summary counts them all', async () => {
-    const db = testStorage.storage.db;
+    const db = world.storage.storage.db;
     const busy = await createVault(db, { dailyLimit: 1_000n * SOL });
     for (let i = 0; i < 130; i += 1) {
       await createTransaction(db, {

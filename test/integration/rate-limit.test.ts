@@ -1,12 +1,12 @@
 // Per-IP budgets (docs/API.md, Rate limits) through the real app, on the memory store or Redis (REDIS_URL).
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { after, afterEach, before, describe, mock, test } from 'node:test';
+import { describe, mock, test } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { type Cache, createMemoryCache, createRedisCache } from '../../src/cache/index.js';
 import type { Metrics } from '../../src/lib/metrics.js';
 import { createLogCapture, createTestApp, createTestCache, type LogCapture } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
 const VAULT = '11111111111111111111111111111111';
@@ -14,19 +14,7 @@ const READ = { method: 'GET', url: '/api/vaults' } as const;
 const WRITE = { method: 'POST', url: '/api/vaults' } as const;
 const ANALYTICS = { method: 'GET', url: '/api/analytics' } as const;
 
-let testStorage: TestStorage;
-const closing: Array<() => Promise<unknown>> = [];
-
-before(async () => {
-  testStorage = await createTestStorage();
-});
-afterEach(async () => {
-  for (const close of closing.splice(0).reverse()) await close();
-  await testStorage.reset();
-});
-after(async () => {
-  await testStorage.close();
-});
+const apps = useTestApps();
 
 interface StartOptions {
   env?: Record<string, string>;
@@ -40,15 +28,12 @@ async function start(options: StartOptions = {}): Promise<{ app: FastifyInstance
   const cache = options.cache ?? createTestCache();
   if (options.waitForCache !== false) await waitFor(() => cache.ping(), { message: 'cache not ready' });
   const { app, deps } = await createTestApp({
-    storage: testStorage.storage,
+    storage: apps.storage,
     cache,
     env: { SOLANA_RPC_URL: 'http://127.0.0.1:9', ...options.env },
     ...(options.logs ? { logs: options.logs } : {}),
   });
-  closing.push(
-    () => cache.close(),
-    () => app.close(),
-  );
+  apps.closeAfterTest({ app, deps });
   return { app, metrics: deps.metrics };
 }
 

@@ -2,7 +2,7 @@
 // through the example receiver; tampered, stale, wrong-secret and incomplete ones are refused.
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   verifyWebhook,
   WebhookVerificationError,
@@ -11,21 +11,11 @@ import {
 import type { ReceivedRequest } from '../../dev/support/webhook-receiver.js';
 import { createReceiver } from '../../docs/examples/receive-webhook.mjs';
 import { generateWebhookSecret } from '../../src/domain/webhooks/signatures.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
 import { waitFor } from '../support/wait.js';
-import { createWebhookFixtures } from '../support/webhooks.js';
+import { useWebhookFixtures } from '../support/webhooks.js';
 
-let storage: TestStorage;
-const fixtures = createWebhookFixtures(() => storage);
-const { cleanup, onCleanup, receiver, startWorker, subscribe, emit, settled } = fixtures;
-
-before(async () => {
-  storage = await createTestStorage();
-});
-after(async () => {
-  await storage.close();
-});
-afterEach(() => cleanup());
+const fixtures = useWebhookFixtures();
+const { onCleanup, receiver, startWorker, subscribe, emit, settled } = fixtures;
 
 const headersOf = (request: ReceivedRequest) => request.headers as Record<string, string>;
 

@@ -1,10 +1,8 @@
 // Security headers (docs/API.md, Security headers): OWASP's REST set on every JSON response; pages (HTML
 // documents) also get the headers only a browsing context reads.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { createTestApp } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
+import { test } from 'node:test';
+import { useFileApp } from '../support/file-app.js';
 
 const EVERY_RESPONSE = {
   'content-security-policy': /default-src 'none'.*frame-ancestors 'none'/,
@@ -23,20 +21,11 @@ const DOCUMENT_ONLY = [
   'x-xss-protection',
 ];
 
-let storage: TestStorage;
-let app: FastifyInstance;
-before(async () => {
-  storage = await createTestStorage();
-  ({ app } = await createTestApp({ storage: storage.storage }));
-});
-after(async () => {
-  await app.close();
-  await storage.close();
-});
+const world = useFileApp();
 
 test('a JSON response carries the REST set and none of the headers only a document reads', async () => {
   for (const url of ['/api/vaults', '/api/vaults/11111111111111111111111111111111', '/api/nowhere']) {
-    const response = await app.inject({ url });
+    const response = await world.app.inject({ url });
     assert.match(String(response.headers['content-type']), /^application\/json/, url);
     for (const [name, value] of Object.entries(EVERY_RESPONSE)) {
       assert.match(String(response.headers[name]), value, `${url}: ${name}`);
@@ -46,7 +35,7 @@ test('a JSON response carries the REST set and none of the headers only a docume
 });
 
 test('a page carries the document headers as well, under its own policy', async () => {
-  const response = await app.inject({ url: '/' });
+  const response = await world.app.inject({ url: '/' });
   assert.match(String(response.headers['content-type']), /^text\/html/);
   assert.equal(response.headers['cross-origin-opener-policy'], 'same-origin');
   assert.equal(response.headers['x-xss-protection'], '0');

@@ -1,27 +1,24 @@
 // Server timeouts over real sockets: a body that dribbles in too slowly gets 408 and its socket closes.
 import assert from 'node:assert/strict';
 import { createConnection, type Socket } from 'node:net';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { afterEach, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createTestApp } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
-let db: TestStorage;
+const apps = useTestApps();
+/** Sockets and the app of the test, closed in reverse order after it. */
 const closing: Array<() => Promise<unknown>> = [];
-
-before(async () => {
-  db = await createTestStorage();
-});
 afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
 });
-after(async () => {
-  await db.close();
-});
 
 async function listen(env: Record<string, string> = {}): Promise<{ app: FastifyInstance; port: number }> {
-  const { app } = await createTestApp({ storage: db.storage, env: { RATE_LIMIT_ENABLED: 'false', ...env } });
+  const { app } = await createTestApp({
+    storage: apps.storage,
+    env: { RATE_LIMIT_ENABLED: 'false', ...env },
+  });
   closing.push(() => app.close());
   const url = new URL(await app.listen({ port: 0, host: '127.0.0.1' }));
   return { app, port: Number(url.port) };

@@ -2,6 +2,7 @@
 // and receivers that are cleaned up after each test.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { afterEach } from 'node:test';
 import { asc, eq } from 'drizzle-orm';
 import { createWebhookReceiver, type WebhookReceiver } from '../../dev/support/webhook-receiver.js';
 import type { AppDeps } from '../../src/app-deps.js';
@@ -19,6 +20,7 @@ import {
 import { createTestDeps } from './app.js';
 import type { TestStorage } from './database.js';
 import { createVault, randomAddress } from './factories.js';
+import { type TestAppOptions, useTestApps } from './test-apps.js';
 import { waitFor } from './wait.js';
 
 /** Receivers live on 127.0.0.1; retries are fast. */
@@ -34,10 +36,13 @@ export interface Subscription {
   secret: string;
 }
 
-export function createWebhookFixtures(storage: () => TestStorage) {
+export function createWebhookFixtures(storage: () => Pick<TestStorage, 'storage' | 'reset'>) {
   const cleanups: (() => Promise<unknown>)[] = [];
   const db = () => storage().storage.db;
   const deliveries = () => db().select().from(webhookDeliveries).orderBy(asc(webhookDeliveries.createdAt));
+  const stop = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  };
 
   return {
     db,
@@ -45,9 +50,12 @@ export function createWebhookFixtures(storage: () => TestStorage) {
 
     /** Stops workers and receivers of the test, then empties the database. */
     async cleanup(): Promise<void> {
-      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+      await stop();
       await storage().reset();
     },
+
+    /** Stops workers and receivers of the test. */
+    stop,
 
     /** Runs after the test, before the database is emptied. */
     onCleanup(cleanup: () => Promise<unknown>): void {
@@ -141,4 +149,16 @@ export function createWebhookFixtures(storage: () => TestStorage) {
       return row!;
     },
   };
+}
+
+/**
+ * The webhook world of a test file: its database and apps (useTestApps: emptied before each test, apps
+ * closed after it) and the fixtures above, whose workers and receivers stop after each test.
+ * Call it at the top of a file, outside describe.
+ */
+export function useWebhookFixtures(defaults: TestAppOptions = {}) {
+  const apps = useTestApps(defaults);
+  const fixtures = createWebhookFixtures(() => ({ storage: apps.storage, reset: async () => {} }));
+  afterEach(() => fixtures.stop());
+  return { apps, ...fixtures };
 }

@@ -1,127 +1,22 @@
-// The delivery worker end to end, part 2: subscription health (410, five failing days, disabled,
-// deleted), concurrency between workers, graceful shutdown, and e-mail through a local SMTP sink.
+// The delivery worker under load: workers side by side never send one delivery twice at once, a
+// graceful shutdown, and fair shares between owners whose receivers hang.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
+import { createTestWallet } from '../../dev/support/wallet.js';
 import { enqueueDelivery, enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
 import { claimDueDeliveries, recordAttempts } from '../../src/jobs/delivery.js';
 import { defaultCaps } from '../../src/jobs/delivery-fairness.js';
-import { FAILING_REASON, GONE_REASON, MAX_FAILING_MS } from '../../src/jobs/retry-policy.js';
 import { runDeliveryWorker } from '../../src/jobs/worker.js';
 import type { Database } from '../../src/storage/database.js';
 import { webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
 import { createTestDeps } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
-import { randomAddress } from '../support/factories.js';
-import { createSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+import { createVault, randomAddress } from '../support/factories.js';
 import { waitFor } from '../support/wait.js';
-import { createWebhookFixtures, WORKER_ENV } from '../support/webhooks.js';
+import { useWebhookFixtures, WORKER_ENV } from '../support/webhooks.js';
 
-let storage: TestStorage;
-const {
-  db,
-  deliveries,
-  cleanup,
-  onCleanup,
-  receiver,
-  startWorker,
-  subscribe,
-  emit,
-  attemptsOf,
-  settled,
-  webhookRow,
-} = createWebhookFixtures(() => storage);
-
-before(async () => {
-  storage = await createTestStorage();
-});
-after(async () => {
-  await storage.close();
-});
-afterEach(() => cleanup());
-
-describe('subscription health', () => {
-  test('410 Gone disables the subscription and fails its queued deliveries', async () => {
-    const target = await receiver({ responder: () => ({ status: 410 }) });
-    const sub = await subscribe(target.url);
-    await emit(sub);
-    // Queued behind the first, not yet due.
-    await emit(sub);
-    const [, later] = await deliveries();
-    await db()
-      .update(webhookDeliveries)
-      .set({ nextAttemptAt: new Date(Date.now() + 3600_000) })
-      .where(eq(webhookDeliveries.id, later!.id));
-    startWorker();
-    const rows = await settled(2, 'failed');
-    assert.equal(target.requests.length, 1);
-    assert.match(rows.find((r) => r.id === later!.id)!.lastError!, /subscription disabled/);
-    const webhook = await webhookRow(sub.webhook.id);
-    assert.deepEqual([webhook!.active, webhook!.disabledReason], [false, GONE_REASON]);
-    const enqueued = await enqueueWebhookEvent(db(), {
-      event: 'vault.paused',
-      vaultId: sub.vault.id,
-      authority: sub.vault.authority,
-      timestamp: new Date().toISOString(),
-      data: {},
-      dedupeKey: 'after-disable',
-    });
-    assert.equal(enqueued, 0);
-  });
-
-  test('five days of continuous failure disable the subscription', async () => {
-    const target = await receiver({ responder: () => ({ status: 500 }) });
-    const sub = await subscribe(target.url, { failingSince: new Date(Date.now() - MAX_FAILING_MS - 1000) });
-    startWorker();
-    await emit(sub);
-    await settled(1, 'failed');
-    const webhook = await webhookRow(sub.webhook.id);
-    assert.deepEqual([webhook!.active, webhook!.disabledReason], [false, FAILING_REASON]);
-    assert.equal(target.requests.length, 1);
-  });
-
-  test('deliveries of a disabled subscription fail without being sent', async () => {
-    const target = await receiver();
-    const sub = await subscribe(target.url);
-    await emit(sub);
-    await db()
-      .update(webhooks)
-      .set({ active: false, disabledReason: 'disabled by owner' })
-      .where(eq(webhooks.id, sub.webhook.id));
-    startWorker();
-    const [delivery] = await settled(1, 'failed');
-    assert.equal(delivery!.lastError, 'subscription disabled');
-    assert.equal(target.requests.length, 0);
-    assert.equal((await attemptsOf(delivery!.id)).length, 0);
-  });
-
-  test('a subscription deleted while its delivery is in flight is dropped cleanly', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const target = await receiver({
-      responder: async (_request, index) => {
-        if (index === 0) await gate;
-        return { status: 200 };
-      },
-    });
-    const doomed = await subscribe(target.url);
-    const kept = await subscribe(target.url);
-    startWorker();
-    await emit(doomed);
-    await waitFor(() => target.requests.length === 1);
-    await db().delete(webhooks).where(eq(webhooks.id, doomed.webhook.id));
-    release();
-    await emit(kept);
-    const [delivery] = await settled(1);
-    assert.equal(delivery!.webhookId, kept.webhook.id);
-    const [count] = await storage.storage.rows<{ n: number }>(
-      sql`select count(*)::int as n from webhook_attempts`,
-    );
-    assert.equal(count!.n, 1);
-  });
-});
+const { apps, db, deliveries, onCleanup, receiver, startWorker, subscribe, emit, settled, webhookRow } =
+  useWebhookFixtures();
 
 describe('concurrency', () => {
   test('two workers never send one delivery at the same time', async () => {
@@ -274,7 +169,7 @@ describe('shutdown', () => {
       },
     });
     const sub = await subscribe(target.url);
-    const deps = createTestDeps({ storage: storage.storage, env: WORKER_ENV });
+    const deps = createTestDeps({ storage: apps.storage, env: WORKER_ENV });
     const controller = new AbortController();
     const done = runDeliveryWorker(deps, controller.signal, { pollIntervalMs: 25 });
     await emit(sub);
@@ -285,82 +180,6 @@ describe('shutdown', () => {
     const [delivery] = await deliveries();
     assert.equal(delivery!.status, 'succeeded');
     assert.equal(delivery!.lockedUntil, null);
-  });
-});
-
-describe('e-mail', () => {
-  let sink: SmtpSink;
-  before(async () => {
-    sink = await createSmtpSink();
-  });
-  after(async () => {
-    await sink.close();
-  });
-
-  test('mailto: subscriptions receive a readable, escaped e-mail with the approval page and Blink links', async () => {
-    sink.messages.length = 0;
-    const sub = await subscribe('mailto:owner@example.com');
-    startWorker({ SMTP_URL: sink.url, EMAIL_FROM: 'Vaultkeeper <alerts@vk.example.com>' });
-    const blinkUrl = `https://vk.example.com/api/actions/${sub.vault.address}/7`;
-    const approvalUrl = `https://vk.example.com/overrides/${sub.vault.address}/7`;
-    await emit(sub, 'transaction.blocked', {
-      vault: sub.vault.address,
-      destination: randomAddress(),
-      amount: '2500000000',
-      blockReason: 'not_whitelisted',
-      blinkUrl,
-      approvalUrl,
-      signature: null,
-    });
-    await emit(sub, 'vault.paused', { vault: sub.vault.address, name: '<img src=x onerror=alert(1)>' });
-    const rows = await settled(2);
-    assert.equal(sink.messages.length, 2);
-    const blocked = sink.messages.find((m) => m.subject.includes('blocked'))!;
-    assert.deepEqual(blocked.to, ['owner@example.com']);
-    assert.equal(blocked.from, 'alerts@vk.example.com');
-    assert.match(blocked.subject, /^\[Vaultkeeper\] Transfer blocked: 2\.5 SOL from /);
-    assert.ok(blocked.text.includes(blinkUrl));
-    assert.ok(blocked.text.includes('destination not on the whitelist'));
-    assert.ok(blocked.html.includes(`href="${blinkUrl}"`));
-    assert.ok(blocked.text.includes(approvalUrl));
-    assert.ok(blocked.html.includes(`href="${approvalUrl}"`));
-    const blockedRow = rows.find((r) => r.event === 'transaction.blocked')!;
-    assert.equal(blocked.headers['x-vaultkeeper-delivery'], blockedRow.id);
-    const paused = sink.messages.find((m) => m.subject.includes('paused'))!;
-    assert.ok(!paused.html.includes('<img'));
-    assert.ok(paused.html.includes('&lt;img src=x onerror=alert(1)&gt;'));
-    const [attempt] = await attemptsOf(blockedRow.id);
-    assert.equal(attempt!.statusCode, 250);
-  });
-
-  test('a refused e-mail is retried and the refusal recorded', async () => {
-    sink.messages.length = 0;
-    sink.failNext(1);
-    const sub = await subscribe('mailto:owner@example.com');
-    startWorker({ SMTP_URL: sink.url });
-    await emit(sub, 'vault.resumed', { vault: sub.vault.address });
-    const [delivery] = await settled(1);
-    const attempts = await attemptsOf(delivery!.id);
-    assert.deepEqual(
-      attempts.map((a) => a.statusCode),
-      [451, 250],
-    );
-    assert.equal(attempts[0]!.error, 'smtp_451');
-    assert.equal(sink.messages.length, 1);
-  });
-
-  test('a delivery that cannot be built is a failed attempt and runs out of retries', async () => {
-    sink.messages.length = 0;
-    const sub = await subscribe('mailto:owner@example.com');
-    await db()
-      .insert(webhookDeliveries)
-      .values({ webhookId: sub.webhook.id, event: 'vault.paused', payload: 'not json' });
-    startWorker({ SMTP_URL: sink.url, WEBHOOK_RETRY_SCHEDULE: '0.05' });
-    const [delivery] = await settled(1, 'failed');
-    const attempts = await attemptsOf(delivery!.id);
-    assert.equal(attempts.length, 2);
-    assert.ok(attempts.every((a) => a.error === 'internal_error'));
-    assert.equal(sink.messages.length, 0);
   });
 });
 
@@ -406,10 +225,37 @@ describe('fair shares by ownership', () => {
     await waitFor(() => owned.requests.length === 1, { message: "the owner's delivery arrived" });
     // The hanging sends still hold their slots: none finished, and no more were started.
     assert.equal(hanging.requests.length, held);
-    const finished = await storage.storage.rows<{ n: number }>(
+    const finished = await apps.storage.rows<{ n: number }>(
       sql`select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
         where d.webhook_id <> ${sub.webhook.id}::uuid`,
     );
     assert.equal(finished[0]!.n, 0);
+  });
+});
+
+describe('fair delivery', () => {
+  test("one owner's hanging receivers do not hold back another owner's delivery", {
+    timeout: 60_000,
+  }, async () => {
+    const dead = await receiver({ responder: () => 'hang' });
+    const alive = await receiver();
+    const noisyOwner = createTestWallet().address;
+    // An owner of an indexed vault: its share is half the slots (a wallet without one gets far less).
+    await createVault(db(), { authority: noisyOwner });
+    // 40 subscriptions of one owner, each with a delivery that hangs: more than the worker's 32 slots.
+    const noisy = [];
+    for (let i = 0; i < 40; i += 1) noisy.push(await subscribe(dead.url, { owner: noisyOwner }));
+    for (const sub of noisy) await emit(sub);
+    const quiet = await subscribe(alive.url);
+    startWorker({ WEBHOOK_TIMEOUT_MS: '10000' });
+    await waitFor(() => dead.requests.length >= 8, { message: 'the noisy deliveries are in flight' });
+    await emit(quiet);
+    // Well within the hanging sends' 10 s timeout: the quiet owner is served while they hang.
+    await waitFor(() => alive.requests.length === 1, { timeoutMs: 5_000, message: 'the quiet delivery' });
+    const [quietRow] = await db()
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.webhookId, quiet.webhook.id));
+    assert.equal(quietRow!.attemptCount, 1);
   });
 });

@@ -1,12 +1,13 @@
 // The subscription API: ownership on every route, URL rules, secrets shown once, rotation,
-// changes and deletion.
+// changes and deletion; and the outbox that turns an event into one delivery per subscription.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
 import { WEBHOOK_EVENTS } from '../../src/domain/webhooks/webhook-events.js';
 import { webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
 import { createVault, randomAddress } from '../support/factories.js';
-import { useWebhookApi } from '../support/webhooks-api.js';
+import { type JsonBody, useWebhookApi } from '../support/webhooks-api.js';
 
 const api = useWebhookApi();
 
@@ -238,5 +239,79 @@ describe('subscription routes', () => {
     assert.equal((await api.call('GET', `/api/webhooks/${hook.id}`, api.owner)).status, 404);
     const left = await api.storage.storage.db.select().from(webhookDeliveries);
     assert.equal(left.length, 0);
+  });
+});
+
+describe('outbox', () => {
+  test('enqueues one delivery per matching active subscription, once per cause, with the exact payload text', async () => {
+    const db = api.storage.storage.db;
+    const vault = await createVault(db, { authority: api.owner.address });
+    const laterVault = await createVault(db, { authority: api.owner.address });
+    const otherVault = await createVault(db, { authority: api.stranger.address });
+    const forVault = await api.subscribe(api.owner, { vault: vault.address });
+    const forOwner = await api.subscribe(api.owner, { events: ['transaction.blocked', 'vault.paused'] });
+    await api.subscribe(api.owner, { events: ['vault.paused'] });
+    const inactive = await api.subscribe(api.owner);
+    await api.call('PATCH', `/api/webhooks/${inactive.id}`, api.owner, { active: false });
+    await api.subscribe(api.stranger);
+
+    const event = {
+      event: 'transaction.blocked' as const,
+      vaultId: vault.id,
+      authority: api.owner.address,
+      timestamp: '2026-11-22T01:27:42.000Z',
+      data: { vault: vault.address, amount: '1500000000', blockReason: 'not_whitelisted', note: 'é"\\' },
+      dedupeKey: 'sig1:0:transaction.blocked',
+    };
+    assert.equal(await db.transaction((tx) => enqueueWebhookEvent(tx, event)), 2);
+    assert.equal(
+      await db.transaction((tx) => enqueueWebhookEvent(tx, event)),
+      0,
+      'a replayed cause enqueued again',
+    );
+    assert.equal(await enqueueWebhookEvent(db, { ...event, vaultId: laterVault.id, dedupeKey: 'sig2:0' }), 1);
+    assert.equal(
+      await enqueueWebhookEvent(db, {
+        ...event,
+        vaultId: otherVault.id,
+        authority: api.stranger.address,
+        dedupeKey: 'sig3:0',
+      }),
+      1,
+    );
+
+    const rows = await db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.dedupeKey, event.dedupeKey));
+    assert.deepEqual(new Set(rows.map((r) => r.webhookId)), new Set([forVault.id, forOwner.id]));
+    for (const row of rows) {
+      const { id, event: name, timestamp, data } = event as JsonBody;
+      void id;
+      assert.equal(row.payload, JSON.stringify({ id: row.id, event: name, timestamp, data }));
+    }
+  });
+
+  test('a rolled-back transaction enqueues nothing', async () => {
+    const db = api.storage.storage.db;
+    const vault = await createVault(db, { authority: api.owner.address });
+    await api.subscribe(api.owner);
+    await assert.rejects(
+      db.transaction(async (tx) => {
+        await enqueueWebhookEvent(tx, {
+          event: 'transaction.blocked',
+          vaultId: vault.id,
+          authority: api.owner.address,
+          timestamp: new Date().toISOString(),
+          data: {},
+          dedupeKey: 'rolled-back',
+        });
+        throw new Error('ingestion failed');
+      }),
+    );
+    const [count] = await api.storage.storage.rows<{ n: number }>(
+      sql`select count(*)::int as n from webhook_deliveries`,
+    );
+    assert.equal(count!.n, 0);
   });
 });

@@ -2,54 +2,25 @@
 // a key acts as its wallet on every protected route but key creation and Blink POSTs.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
-import type { AppDeps } from '../../src/app-deps.js';
-import type { Clock } from '../../src/lib/clock.js';
 import type { VaultRow } from '../../src/storage/schema/index.js';
-import { createLogCapture, createTestApp, createTestCache, type LogCapture } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
+import { createLogCapture } from '../support/app.js';
 import { createOverride, createVault } from '../support/factories.js';
+import { seedOwnedVault } from '../support/owned-vault.js';
+import { type TestAppOptions, useTestApps } from '../support/test-apps.js';
 
 const KEY = /^vk_[A-Za-z0-9_-]{43}$/;
 
-let db: TestStorage;
-let running: { app: FastifyInstance; deps: AppDeps }[] = [];
+const apps = useTestApps({ env: { RATE_LIMIT_ENABLED: 'false', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+const start = async (options: TestAppOptions = {}) => (await apps.start(options)).app;
 let owner: TestWallet;
 let vault: VaultRow;
-
-before(async () => {
-  db = await createTestStorage();
-});
-after(async () => {
-  await db.close();
-});
 beforeEach(async () => {
-  await db.reset();
-  owner = createTestWallet();
-  vault = await createVault(db.storage.db, { authority: owner.address, name: 'Before' });
+  ({ owner, vault } = await seedOwnedVault(apps.db));
 });
-afterEach(async () => {
-  for (const { app, deps } of running) {
-    await app.close();
-    await deps.cache.close();
-  }
-  running = [];
-});
-
-async function start(options: { clock?: Clock; logs?: LogCapture } = {}) {
-  const started = await createTestApp({
-    storage: db.storage,
-    cache: createTestCache(),
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.logs ? { logs: options.logs } : {}),
-    env: { RATE_LIMIT_ENABLED: 'false', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
-  });
-  running.push(started);
-  return started.app;
-}
 
 /** Wallet headers bound to exactly this request. */
 function signed(wallet: TestWallet, method: string, path: string, body?: unknown) {
@@ -103,7 +74,7 @@ describe('creating, listing and deleting keys', () => {
     assert.equal(created.prefix, created.key.slice(0, 10));
     assert.equal(created.name, 'Deploy bot');
     assert.equal(created.lastUsedAt, null);
-    const rows = await db.storage.rows<Record<string, unknown>>(sql`select * from api_keys`);
+    const rows = await apps.storage.rows<Record<string, unknown>>(sql`select * from api_keys`);
     assert.equal(rows.length, 1);
     assert.equal(rows[0]!.key_hash, createHash('sha256').update(created.key).digest('hex'));
     assert.ok(!JSON.stringify(rows).includes(created.key), 'the key itself is not stored');
@@ -234,7 +205,7 @@ describe('a key acts as its wallet', () => {
     assert.equal(renamed.json().vault.name, 'Through a key');
     const verify = await app.inject({ method: 'POST', url: '/api/auth/verify', headers: bearer(key) });
     assert.equal(verify.json().wallet, owner.address);
-    const other = await createVault(db.storage.db, { authority: createTestWallet().address, name: 'Theirs' });
+    const other = await createVault(apps.db, { authority: createTestWallet().address, name: 'Theirs' });
     assertRefused(await rename(app, bearer(key), 'Hijacked', other.address), 403, 'FORBIDDEN');
     const hook = await app.inject({
       method: 'POST',
@@ -322,7 +293,7 @@ describe('a key acts as its wallet', () => {
       'Authentication required: send a wallet signature (X-Wallet-Address, X-Signature and X-Message); API keys are not accepted on this route',
     );
     // A Blink POST: the headers are optional, but go together, and keys are not taken.
-    const override = await createOverride(db.storage.db, { vault });
+    const override = await createOverride(apps.db, { vault });
     const blink = await app.inject({
       method: 'POST',
       url: `/api/actions/${vault.address}/${override.nonce}/approve`,
@@ -339,7 +310,7 @@ describe('a key acts as its wallet', () => {
   test('Blink POSTs take no key: 401 wallet_required, while the wallet flow is unchanged', async () => {
     const app = await start();
     const { key } = await createKey(app, owner);
-    const override = await createOverride(db.storage.db, { vault });
+    const override = await createOverride(apps.db, { vault });
     const base = `/api/actions/${vault.address}/${override.nonce}`;
     for (const action of ['approve', 'reject']) {
       const response = await app.inject({

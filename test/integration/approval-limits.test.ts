@@ -1,54 +1,26 @@
 // What anonymous callers can make the service ask the Solana RPC (docs/BLINKS.md, "What one address can
 // cost the RPC node"): the worst case of one client address, driven as hard as it can be.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { countRpcCalls, type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
-import type { Cache } from '../../src/cache/cache.js';
+import { countRpcCalls } from '../../dev/validator/index.js';
 import { vaultTag } from '../../src/cache/tags.js';
 import { RATE_LIMITS } from '../../src/http/plugins/rate-limit.js';
-import type { Metrics } from '../../src/lib/metrics.js';
-import { createTestApp, createTestCache } from '../support/app.js';
-import { type ApprovalRequest, seedApprovalRequest } from '../support/approval-requests.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
+import { type ApprovalRequest, BLINKS_BASE_URL, seedApprovalRequest } from '../support/approval-requests.js';
 import { randomAddress, randomSignature } from '../support/factories.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
-const BASE_URL = 'https://blinks.vaultkeeper.test';
-
-let storage: TestStorage;
-let fake: FakeValidator;
-let cache: Cache;
-let app: FastifyInstance;
-let metrics: Metrics;
-const env = { SOLANA_RPC_URL: '', PUBLIC_BASE_URL: BASE_URL };
-
-before(async () => {
-  [storage, fake] = await Promise.all([createTestStorage(), startFakeValidator()]);
-  cache = createTestCache();
-  env.SOLANA_RPC_URL = fake.rpcUrl;
-  let deps: { metrics: Metrics };
-  ({ app, deps } = await createTestApp({ storage: storage.storage, cache, env }));
-  metrics = deps.metrics;
-});
-after(async () => {
-  await app.close();
-  await cache.close();
-  await fake.close();
-  await storage.close();
-});
-beforeEach(async () => {
-  await storage.reset();
-  fake.setTime(Math.floor(Date.now() / 1000));
-});
-afterEach(() => fake.setLatency(0));
+// Rate limits on, as anonymous callers meet them; the app's clock is the wall clock.
+const apps = useTestApps({ chain: true, fileApp: true, env: { PUBLIC_BASE_URL: BLINKS_BASE_URL } });
+beforeEach(() => apps.chain.setTime(Math.floor(Date.now() / 1000)));
 
 const seed = () =>
-  seedApprovalRequest({ fake, db: storage.storage.db, nowMs: Date.now(), publicBaseUrl: BASE_URL });
+  seedApprovalRequest({ fake: apps.chain, db: apps.db, nowMs: Date.now(), publicBaseUrl: BLINKS_BASE_URL });
 
 /** The requests of one client address (to `target`, the shared app unless given). */
 function clientOf(remoteAddress: string, target?: FastifyInstance) {
-  const send = (options: InjectOptions) => (target ?? app).inject({ ...options, remoteAddress });
+  const send = (options: InjectOptions) => (target ?? apps.app).inject({ ...options, remoteAddress });
   return {
     confirm: (r: ApprovalRequest, signature: string, account = r.owner.address) =>
       send({ method: 'POST', url: `${r.url}/approve/confirm`, payload: { account, signature } }),
@@ -102,13 +74,13 @@ describe('the RPC work one client address can cause', () => {
     assert.equal(BOUND, 240);
     const requests = [await seed(), await seed(), await seed()];
     // Signatures the cluster knows (failed blocked transfers): a confirm then reads the transaction.
-    const landed = fake
+    const landed = apps.chain
       .ledger()
       .filter((entry) => entry.err !== null)
       .map((entry) => entry.signature);
     const client = clientOf('198.51.100.77');
     const pick = <T>(list: readonly T[], i: number) => list[i % list.length]!;
-    fake.resetRpcRequests();
+    apps.chain.resetRpcRequests();
     let sent = 0;
     const worker = (send: (i: number) => Promise<LightMyRequestResponse>) =>
       untilBudgetSpent(() => send(sent++));
@@ -132,7 +104,7 @@ describe('the RPC work one client address can cause', () => {
       [429, 429, 429, 429],
     );
 
-    const calls = countRpcCalls(fake.rpcRequests());
+    const calls = countRpcCalls(apps.chain.rpcRequests());
     const total = Object.values(calls).reduce((sum, n) => sum + n, 0);
     t.diagnostic(`RPC calls: ${JSON.stringify(calls)}, ${total} in all; ${statuses.length} requests`);
     for (const [method, count] of Object.entries(calls)) {
@@ -148,7 +120,7 @@ describe('the RPC work one client address can cause', () => {
 
 /** The failed blocked transfer of a request: a signature the cluster knows, whose confirm reads it. */
 const blockedSignatureOf = (r: ApprovalRequest) =>
-  fake
+  apps.chain
     .ledger()
     .find(
       (entry) =>
@@ -157,10 +129,13 @@ const blockedSignatureOf = (r: ApprovalRequest) =>
     )!.signature;
 
 /** Resolves once the app holds `count` slots of approval work of this kind (its in-process gauge). */
-const whenHeld = (kind: 'approval_confirms' | 'approval_simulations', count: number, of = metrics) =>
-  waitFor(() => of.inProcessSizes.get(kind)?.() === count, { message: `${count} ${kind} held` });
+const whenHeld = (
+  kind: 'approval_confirms' | 'approval_simulations',
+  count: number,
+  of = apps.deps.metrics,
+) => waitFor(() => of.inProcessSizes.get(kind)?.() === count, { message: `${count} ${kind} held` });
 
-async function rejections(category: string, of = metrics): Promise<number> {
+async function rejections(category: string, of = apps.deps.metrics): Promise<number> {
   const { values } = await of.rateLimitRejections.get();
   return values.find((v) => v.labels.category === category)?.value ?? 0;
 }
@@ -169,7 +144,7 @@ describe('who may start RPC work', () => {
   test('a confirm, preview or approve naming anyone but the vault authority, or a malformed signature, is refused before any RPC call', async () => {
     const r = await seed();
     const client = clientOf('198.51.100.10');
-    fake.resetRpcRequests();
+    apps.chain.resetRpcRequests();
     const stranger = randomAddress();
     const confirm = await client.confirm(r, randomSignature(), stranger);
     assert.equal(confirm.statusCode, 403, confirm.body);
@@ -177,14 +152,14 @@ describe('who may start RPC work', () => {
     assert.equal(confirm.json().message, confirm.json().error);
     assert.equal((await client.confirm(r, 'not-a-signature')).statusCode, 400);
     assert.equal((await client.preview(r, stranger)).statusCode, 403);
-    const approve = await app.inject({
+    const approve = await apps.app.inject({
       method: 'POST',
       url: `${r.url}/approve`,
       payload: { account: stranger },
       remoteAddress: '198.51.100.10',
     });
     assert.equal(approve.statusCode, 403);
-    assert.deepEqual(fake.rpcRequests(), []);
+    assert.deepEqual(apps.chain.rpcRequests(), []);
   });
 
   test('a preview spends the write budget, as approve does', async () => {
@@ -206,8 +181,8 @@ describe('concurrency caps', () => {
     const r = await seed();
     const signature = blockedSignatureOf(r);
     const client = clientOf('198.51.100.11');
-    fake.resetRpcRequests();
-    fake.setLatency(1_500);
+    apps.chain.resetRpcRequests();
+    apps.chain.setLatency(1_500);
     const refusedBefore = await rejections('approval_confirms');
     const waiting = [client.confirm(r, signature), client.confirm(r, signature)];
     await whenHeld('approval_confirms', 2);
@@ -226,44 +201,39 @@ describe('concurrency caps', () => {
       assert.equal(res.json().code, 'TRANSACTION_FAILED');
     }
     // The slots are free again.
-    fake.setLatency(0);
+    apps.chain.setLatency(0);
     assert.equal((await client.confirm(r, signature)).statusCode, 422);
   });
 
   test('simulations: 2 at once per client address and APPROVAL_MAX_SIMULATIONS in all; refusals counted', async () => {
-    const { app: capped, deps } = await createTestApp({
-      storage: storage.storage,
-      cache,
-      env: { ...env, APPROVAL_MAX_SIMULATIONS: '3' },
+    const { app: capped, deps } = await apps.start({
+      cache: apps.deps.cache,
+      env: { APPROVAL_MAX_SIMULATIONS: '3' },
     });
-    try {
-      const requests = [await seed(), await seed(), await seed()];
-      const [a, b, c] = ['198.51.100.13', '203.0.113.13', '192.0.2.13'].map((ip) => clientOf(ip, capped));
-      fake.resetRpcRequests();
-      fake.setLatency(1_500);
-      const running = [a!.preview(requests[0]!), a!.preview(requests[1]!)];
-      await whenHeld('approval_simulations', 2, deps.metrics);
-      const own = await a!.preview(requests[2]!);
-      assert.equal(own.statusCode, 429, own.body);
-      assert.equal(own.headers['retry-after'], '1');
-      assert.deepEqual(own.json().details, { limit: 2, retryAfter: 1 });
-      running.push(b!.approve(requests[2]!));
-      await whenHeld('approval_simulations', 3, deps.metrics);
-      const full = await c!.preview(requests[2]!);
-      assert.equal(full.statusCode, 429, full.body);
-      assert.deepEqual(full.json().details, { limit: 3, retryAfter: 1 });
-      assert.match(
-        full.json().error,
-        /The service has as many approval transactions being simulated at once as it allows/,
-      );
-      assert.deepEqual(
-        (await Promise.all(running)).map((res) => res.statusCode),
-        [200, 200, 200],
-      );
-      assert.equal(await rejections('approval_simulations', deps.metrics), 2);
-    } finally {
-      await capped.close();
-    }
+    const requests = [await seed(), await seed(), await seed()];
+    const [a, b, c] = ['198.51.100.13', '203.0.113.13', '192.0.2.13'].map((ip) => clientOf(ip, capped));
+    apps.chain.resetRpcRequests();
+    apps.chain.setLatency(1_500);
+    const running = [a!.preview(requests[0]!), a!.preview(requests[1]!)];
+    await whenHeld('approval_simulations', 2, deps.metrics);
+    const own = await a!.preview(requests[2]!);
+    assert.equal(own.statusCode, 429, own.body);
+    assert.equal(own.headers['retry-after'], '1');
+    assert.deepEqual(own.json().details, { limit: 2, retryAfter: 1 });
+    running.push(b!.approve(requests[2]!));
+    await whenHeld('approval_simulations', 3, deps.metrics);
+    const full = await c!.preview(requests[2]!);
+    assert.equal(full.statusCode, 429, full.body);
+    assert.deepEqual(full.json().details, { limit: 3, retryAfter: 1 });
+    assert.match(
+      full.json().error,
+      /The service has as many approval transactions being simulated at once as it allows/,
+    );
+    assert.deepEqual(
+      (await Promise.all(running)).map((res) => res.statusCode),
+      [200, 200, 200],
+    );
+    assert.equal(await rejections('approval_simulations', deps.metrics), 2);
   });
 });
 
@@ -271,8 +241,8 @@ describe('preview reuse', () => {
   test('identical previews share one simulation while it runs and for a few seconds after; another request, or an event about the vault, simulates again', async () => {
     const [r1, r2] = [await seed(), await seed()];
     const client = clientOf('198.51.100.14');
-    fake.resetRpcRequests();
-    const simulations = () => countRpcCalls(fake.rpcRequests()).simulateTransaction ?? 0;
+    apps.chain.resetRpcRequests();
+    const simulations = () => countRpcCalls(apps.chain.rpcRequests()).simulateTransaction ?? 0;
     const [first, second] = await Promise.all([client.preview(r1), client.preview(r1)]);
     assert.equal(first.statusCode, 200, first.body);
     assert.deepEqual(second.json(), first.json());
@@ -287,7 +257,7 @@ describe('preview reuse', () => {
     assert.equal(destinationOf(first.json()), r1.destination);
     assert.equal(destinationOf(other), r2.destination);
     // Ingesting an event about the vault evicts its tag, and with it the reused preview.
-    await cache.deleteByTag(vaultTag(r1.vault));
+    await apps.deps.cache.deleteByTag(vaultTag(r1.vault));
     assert.equal((await client.preview(r1)).statusCode, 200);
     assert.equal(simulations(), 3);
   });

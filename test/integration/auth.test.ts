@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import { type Address, getBase58Decoder } from '@solana/kit';
 import type { FastifyInstance } from 'fastify';
 import { startTcpProxy } from '../../dev/support/tcp-proxy.js';
@@ -16,53 +16,23 @@ import {
   type TestWallet,
 } from '../../dev/support/wallet.js';
 import { startFakeValidator } from '../../dev/validator/index.js';
-import type { AppDeps } from '../../src/app-deps.js';
-import { type Cache, createMemoryCache, createRedisCache } from '../../src/cache/index.js';
-import type { Clock } from '../../src/lib/clock.js';
+import { createMemoryCache, createRedisCache } from '../../src/cache/index.js';
 import type { VaultRow } from '../../src/storage/schema/index.js';
-import { createLogCapture, createTestApp, createTestCache, type LogCapture } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
-import { createVault, randomAddress } from '../support/factories.js';
+import { createLogCapture, createTestCache } from '../support/app.js';
+import { randomAddress } from '../support/factories.js';
+import { seedOwnedVault } from '../support/owned-vault.js';
+import { type TestAppOptions, useTestApps } from '../support/test-apps.js';
 
 const SENTENCE = 'Sign this message to authenticate with Vaultkeeper.';
 
-let db: TestStorage;
-let running: { app: FastifyInstance; deps: AppDeps }[] = [];
+// Many signed writes per test: the per-IP write budget is the rate-limit tests' subject.
+const apps = useTestApps({ env: { RATE_LIMIT_ENABLED: 'false' } });
+const start = async (options: TestAppOptions = {}) => (await apps.start(options)).app;
 let owner: TestWallet;
 let vault: VaultRow;
-
-before(async () => {
-  db = await createTestStorage();
-});
-after(async () => {
-  await db.close();
-});
 beforeEach(async () => {
-  await db.reset();
-  owner = createTestWallet();
-  vault = await createVault(db.storage.db, { authority: owner.address, name: 'Before' });
+  ({ owner, vault } = await seedOwnedVault(apps.db));
 });
-afterEach(async () => {
-  const caches = new Set(running.map(({ deps }) => deps.cache));
-  for (const { app } of running) await app.close();
-  for (const cache of caches) await cache.close();
-  running = [];
-});
-
-async function start(
-  options: { cache?: Cache; clock?: Clock; env?: Record<string, string>; logs?: LogCapture } = {},
-) {
-  const started = await createTestApp({
-    storage: db.storage,
-    cache: options.cache ?? createTestCache(),
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.logs ? { logs: options.logs } : {}),
-    // Many signed writes per test: the per-IP write budget is the rate-limit tests' subject.
-    env: { RATE_LIMIT_ENABLED: 'false', ...options.env },
-  });
-  running.push(started);
-  return started.app;
-}
 
 function rename(app: FastifyInstance, headers: Record<string, string>, name = 'Renamed') {
   return app.inject({ method: 'PATCH', url: `/api/vaults/${vault.address}`, headers, payload: { name } });

@@ -1,76 +1,34 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import { type Address, getBase58Decoder } from '@solana/kit';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
-import {
-  countSequentialRoundTrips,
-  type FakeValidator,
-  STATUS_CACHE_SLOTS,
-  startFakeValidator,
-} from '../../dev/validator/index.js';
-import type { Cache } from '../../src/cache/cache.js';
+import { countSequentialRoundTrips, STATUS_CACHE_SLOTS } from '../../dev/validator/index.js';
 import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { overrides } from '../../src/storage/schema/index.js';
-import { createTestApp, createTestCache } from '../support/app.js';
-import {
-  type ApprovalRequest,
-  type ApprovalRequestOptions,
-  seedApprovalRequest,
-} from '../support/approval-requests.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
+import { type ApprovalRequest, BLINKS_BASE_URL } from '../support/approval-requests.js';
+import { useBlinkApps } from '../support/blink-actions.js';
 import { randomAddress } from '../support/factories.js';
 import { rpcCall } from '../support/json-rpc.js';
 import { waitFor } from '../support/wait.js';
 
 /** DECISIONS §3b on approve: simulation before answering, failures in words, compute budget and price. */
 
-const BASE_URL = 'https://blinks.vaultkeeper.test';
 const SOL = 1_000_000_000n;
 const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';
 
-let storage: TestStorage;
-let fake: FakeValidator;
-let cache: Cache;
-let app: FastifyInstance;
-const clock = { nowMs: Date.now(), now: () => new Date(clock.nowMs) };
-const db = () => storage.storage.db;
-const env = (extra: Record<string, string> = {}) => ({
-  SOLANA_RPC_URL: fake.rpcUrl,
-  PUBLIC_BASE_URL: BASE_URL,
-  RATE_LIMIT_ENABLED: 'false',
-  ...extra,
-});
-
-before(async () => {
-  [storage, fake] = await Promise.all([createTestStorage(), startFakeValidator()]);
-  cache = createTestCache();
-  ({ app } = await createTestApp({ storage: storage.storage, cache, clock, env: env() }));
-});
-after(async () => {
-  await app.close();
-  await cache.close();
-  await fake.close();
-  await storage.close();
-});
-beforeEach(async () => {
-  await storage.reset();
-  clock.nowMs = Date.now();
-  fake.setTime(Math.floor(clock.nowMs / 1000));
-  fake.setOutage(false);
-  fake.setLatency(0);
-  fake.setPrioritizationFees([]);
-  for (const method of ['simulateTransaction', 'getRecentPrioritizationFees']) fake.failMethod(method, null);
+const { apps, clock, seed } = useBlinkApps();
+beforeEach(() => {
+  apps.chain.setTime(Math.floor(clock.nowMs / 1000));
+  for (const method of ['simulateTransaction', 'getRecentPrioritizationFees'])
+    apps.chain.failMethod(method, null);
 });
 
 type Request = ApprovalRequest;
 
-const seed = (opts: ApprovalRequestOptions = {}) =>
-  seedApprovalRequest({ fake, db: db(), nowMs: clock.nowMs, publicBaseUrl: BASE_URL }, opts);
-
-const approve = (r: Request, target: FastifyInstance = app) =>
+const approve = (r: Request, target: FastifyInstance = apps.app) =>
   target.inject({ method: 'POST', url: `${r.url}/approve`, payload: { account: r.owner.address } });
 
 /** 422 SIMULATION_FAILED with the sentence as `message` and `error`, the decoded facts, no transaction. */
@@ -90,8 +48,8 @@ function assertRefused(res: LightMyRequestResponse, message: string, details: Re
 
 /** Links the request to an on-chain override at its nonce, as ingesting OverrideCreated does. */
 async function linkOnChain(r: Request, amount = 2n * SOL) {
-  await fake.createOverride(r.vault, { destination: r.destination, amount, nonce: r.nonce });
-  await db().update(overrides).set({ chainNonce: r.nonce }).where(eq(overrides.id, r.overrideId));
+  await apps.chain.createOverride(r.vault, { destination: r.destination, amount, nonce: r.nonce });
+  await apps.db.update(overrides).set({ chainNonce: r.nonce }).where(eq(overrides.id, r.overrideId));
 }
 
 const budgetOf = (transaction: string) => {
@@ -115,12 +73,12 @@ describe('approve: every program failure is answered in words, with no transacti
       },
     );
     assert.ok(logs.some((line) => line.includes('Error Code: InsufficientFunds')));
-    assert.equal(fake.balance(r.depositAddress), SOL, 'nothing moved');
+    assert.equal(apps.chain.balance(r.depositAddress), SOL, 'nothing moved');
   });
 
   test('paused vault', async () => {
     const r = await seed();
-    await fake.pause(r.vault);
+    await apps.chain.pause(r.vault);
     assertRefused(
       await approve(r),
       'The vault is paused, so it sends nothing; resume it before approving this transfer (VaultPaused: Vault is paused).',
@@ -135,7 +93,7 @@ describe('approve: every program failure is answered in words, with no transacti
   test('expired on-chain by the cluster clock while our clock says it is not', async () => {
     const r = await seed();
     await linkOnChain(r);
-    fake.setTime(Math.floor(clock.nowMs / 1000) + 3601);
+    apps.chain.setTime(Math.floor(clock.nowMs / 1000) + 3601);
     assertRefused(
       await approve(r),
       'This approval request has expired on-chain and can no longer be approved (OverrideExpired: Override request has expired).',
@@ -150,8 +108,8 @@ describe('approve: every program failure is answered in words, with no transacti
   test('already executed on-chain before ingestion told the database', async () => {
     const r = await seed();
     await linkOnChain(r);
-    await fake.approveOverride(r.vault, r.nonce);
-    await fake.executeApprovedOverride(r.vault, r.nonce);
+    await apps.chain.approveOverride(r.vault, r.nonce);
+    await apps.chain.executeApprovedOverride(r.vault, r.nonce);
     assertRefused(
       await approve(r),
       'This transfer was already executed on-chain; there is nothing left to approve (OverrideAlreadyExecuted: Override has already been executed).',
@@ -165,15 +123,15 @@ describe('approve: every program failure is answered in words, with no transacti
 
   test('nonce taken between the read and the simulation', async () => {
     const r = await seed();
-    fake.setLatency(200);
-    fake.resetRpcRequests();
+    apps.chain.setLatency(200);
+    apps.chain.resetRpcRequests();
     const pending = approve(r);
     // The accounts are read (answer computed, not yet delivered): another override takes the nonce now.
-    await waitFor(() => fake.rpcRequests().some((q) => q.methods.includes('getMultipleAccounts')), {
+    await waitFor(() => apps.chain.rpcRequests().some((q) => q.methods.includes('getMultipleAccounts')), {
       message: 'the approve read the accounts',
     });
-    await fake.createOverride(r.vault, { destination: randomAddress() as Address, amount: 1n });
-    fake.setLatency(0);
+    await apps.chain.createOverride(r.vault, { destination: randomAddress() as Address, amount: 1n });
+    apps.chain.setLatency(0);
     assertRefused(
       await pending,
       "Another approval took this vault's next override slot moments ago; open the approval again for a fresh transaction (ConstraintSeeds: A seeds constraint was violated).",
@@ -216,7 +174,7 @@ describe('approve: runtime failures in words', () => {
 
   test('503 RPC_UNAVAILABLE when the simulation call fails, never a transaction', async () => {
     const r = await seed();
-    fake.failMethod('simulateTransaction', 'http');
+    apps.chain.failMethod('simulateTransaction', 'http');
     const res = await approve(r);
     assert.equal(res.statusCode, 503, res.body);
     assert.equal(res.json().code, 'RPC_UNAVAILABLE');
@@ -227,7 +185,7 @@ describe('approve: runtime failures in words', () => {
 describe('approve: compute budget and priority fee', () => {
   test('the price is the 75th percentile of recent fees over the writable accounts', async () => {
     const r = await seed();
-    fake.setPrioritizationFees([0, 0, 100, 200, 300, 400, 500, 600], [r.destination]);
+    apps.chain.setPrioritizationFees([0, 0, 100, 200, 300, 400, 500, 600], [r.destination]);
     const res = await approve(r);
     assert.equal(res.statusCode, 200, res.body);
     const { price, units } = budgetOf(res.json().transaction);
@@ -237,7 +195,7 @@ describe('approve: compute budget and priority fee', () => {
 
   test('a failing fee call never fails the request: the last estimate, or 0', async () => {
     const r = await seed();
-    fake.failMethod('getRecentPrioritizationFees', 'http');
+    apps.chain.failMethod('getRecentPrioritizationFees', 'http');
     const res = await approve(r);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(budgetOf(res.json().transaction).price, 0n);
@@ -245,11 +203,11 @@ describe('approve: compute budget and priority fee', () => {
 
   test('estimates are cached per writable-account set: a second approve asks for fees no more', async () => {
     const r = await seed();
-    fake.setPrioritizationFees([7], [r.destination]);
-    fake.resetRpcRequests();
+    apps.chain.setPrioritizationFees([7], [r.destination]);
+    apps.chain.resetRpcRequests();
     assert.equal((await approve(r)).statusCode, 200);
     assert.equal((await approve(r)).statusCode, 200);
-    const calls = fake.rpcRequests().filter((q) => q.methods.includes('getRecentPrioritizationFees'));
+    const calls = apps.chain.rpcRequests().filter((q) => q.methods.includes('getRecentPrioritizationFees'));
     assert.equal(calls.length, 1);
   });
 
@@ -257,38 +215,34 @@ describe('approve: compute budget and priority fee', () => {
     const r = await seed();
     assert.equal((await approve(r)).statusCode, 200, 'warm: the blockchain id is read once per process');
     clock.nowMs += 11_000; // past the blockhash and fee caches
-    fake.setLatency(20);
-    fake.resetRpcRequests();
+    apps.chain.setLatency(20);
+    apps.chain.resetRpcRequests();
     assert.equal((await approve(r)).statusCode, 200);
-    const requests = fake.rpcRequests();
+    const requests = apps.chain.rpcRequests();
     assert.equal(countSequentialRoundTrips(requests), 2, JSON.stringify(requests.map((q) => q.methods)));
     assert.deepEqual(requests.at(-1)?.methods, ['simulateTransaction']);
   });
 
   test('PRIORITY_FEE off, fixed, and the lamport cap', async () => {
     const r = await seed();
-    fake.setPrioritizationFees([5_000_000], [r.destination]);
+    apps.chain.setPrioritizationFees([5_000_000], [r.destination]);
     for (const [extra, expected] of [
       [{ PRIORITY_FEE: 'off' }, null],
       [{ PRIORITY_FEE: '1234' }, 1234n],
       [{ PRIORITY_FEE_MAX_LAMPORTS: '1000' }, 'capped'],
     ] as const) {
-      const other = await createTestApp({ storage: storage.storage, cache, clock, env: env(extra) });
-      try {
-        const res = await approve(r, other.app);
-        assert.equal(res.statusCode, 200, res.body);
-        const { price, units } = budgetOf(res.json().transaction);
-        if (expected === 'capped') {
-          assert.ok(price !== null && price < 5_000_000n);
-          assert.ok((price * BigInt(units)) / 1_000_000n <= 1000n, `${price} × ${units}`);
-          assert.ok(
-            ((price + 1n) * BigInt(units) + 999_999n) / 1_000_000n > 1000n,
-            'lowered no further than needed',
-          );
-        } else assert.equal(price, expected, JSON.stringify(extra));
-      } finally {
-        await other.app.close();
-      }
+      const other = await apps.start({ cache: apps.deps.cache, env: extra });
+      const res = await approve(r, other.app);
+      assert.equal(res.statusCode, 200, res.body);
+      const { price, units } = budgetOf(res.json().transaction);
+      if (expected === 'capped') {
+        assert.ok(price !== null && price < 5_000_000n);
+        assert.ok((price * BigInt(units)) / 1_000_000n <= 1000n, `${price} × ${units}`);
+        assert.ok(
+          ((price + 1n) * BigInt(units) + 999_999n) / 1_000_000n > 1000n,
+          'lowered no further than needed',
+        );
+      } else assert.equal(price, expected, JSON.stringify(extra));
     }
   });
 });
@@ -297,14 +251,14 @@ describe('approve: compute budget and priority fee', () => {
 async function signAndSend(owner: TestWallet, transaction: string, skipPreflight = false): Promise<string> {
   const wire = Buffer.from(transaction, 'base64');
   wire.set(owner.sign(decodeTransactionBase64(transaction).messageBytes), 1);
-  return rpcCall<string>(fake.rpcUrl, 'sendTransaction', [
+  return rpcCall<string>(apps.chain.rpcUrl, 'sendTransaction', [
     wire.toString('base64'),
     { encoding: 'base64', skipPreflight },
   ]);
 }
 
 const confirm = (r: Request, signature: string, account = r.owner.address) =>
-  app.inject({ method: 'POST', url: `${r.url}/approve/confirm`, payload: { account, signature } });
+  apps.app.inject({ method: 'POST', url: `${r.url}/approve/confirm`, payload: { account, signature } });
 
 describe('approve confirmation (Actions chaining: links.next)', () => {
   test('approve names the confirm URL; the sent signature answers a completed Action naming amount, destination and signature', async () => {
@@ -312,22 +266,22 @@ describe('approve confirmation (Actions chaining: links.next)', () => {
     const res = await approve(r);
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json().links, {
-      next: { type: 'post', href: `${BASE_URL}${r.url}/approve/confirm` },
+      next: { type: 'post', href: `${BLINKS_BASE_URL}${r.url}/approve/confirm` },
     });
     const signature = await signAndSend(r.owner, res.json().transaction);
-    fake.resetRpcRequests();
+    apps.chain.resetRpcRequests();
     const done = await confirm(r, signature);
     assert.equal(done.statusCode, 200, done.body);
     // It landed: one status poll, then the transaction.
     assert.deepEqual(
-      fake.rpcRequests().map((q) => q.methods.join()),
+      apps.chain.rpcRequests().map((q) => q.methods.join()),
       ['getSignatureStatuses', 'getTransaction'],
     );
     assert.equal(done.headers['x-action-version'], '2.4');
     assert.equal(done.headers['access-control-allow-origin'], '*');
     assert.deepEqual(done.json(), {
       type: 'completed',
-      icon: `${BASE_URL}/api/actions/icon.svg`,
+      icon: `${BLINKS_BASE_URL}/api/actions/icon.svg`,
       title: 'Override Approved',
       label: 'Approved',
       description: `Vault "Ops" sent 2 SOL (2000000000 lamports) to ${r.destination}: you approved override ${r.nonce} in transaction ${signature}.`,
@@ -337,7 +291,7 @@ describe('approve confirmation (Actions chaining: links.next)', () => {
   test('a transaction confirmed long ago, out of the node’s status cache, is found through its history', async () => {
     const r = await seed();
     const signature = await signAndSend(r.owner, (await approve(r)).json().transaction);
-    for (let i = 0; i < STATUS_CACHE_SLOTS; i += 1) fake.state.advanceSlot();
+    for (let i = 0; i < STATUS_CACHE_SLOTS; i += 1) apps.chain.state.advanceSlot();
     const done = await confirm(r, signature);
     assert.equal(done.statusCode, 200, done.body);
     assert.equal(done.json().type, 'completed');
@@ -346,7 +300,7 @@ describe('approve confirmation (Actions chaining: links.next)', () => {
   test('a transaction that failed on-chain is 422 naming the error', async () => {
     const r = await seed();
     const built = (await approve(r)).json().transaction;
-    await fake.pause(r.vault);
+    await apps.chain.pause(r.vault);
     const signature = await signAndSend(r.owner, built, true);
     const res = await confirm(r, signature);
     assert.equal(res.statusCode, 422, res.body);
@@ -365,20 +319,20 @@ describe('approve confirmation (Actions chaining: links.next)', () => {
     assert.equal(res.statusCode, 422, res.body);
     assert.equal(res.json().code, 'TRANSACTION_MISMATCH');
     assert.match(res.json().message, /does not approve this transfer/);
-    const airdrop = await fake.airdrop(r.owner.address as Address, 1n);
+    const airdrop = await apps.chain.airdrop(r.owner.address as Address, 1n);
     assert.equal((await confirm(r, airdrop.signature)).json().code, 'TRANSACTION_MISMATCH');
   });
 
   test('a signature the cluster never shows is 404 after 10 s of status polls, never read; a malformed one 400', async () => {
     const r = await seed();
     const unknown = getBase58Decoder().decode(randomBytes(64));
-    fake.resetRpcRequests();
+    apps.chain.resetRpcRequests();
     const res = await confirm(r, unknown);
     assert.equal(res.statusCode, 404, res.body);
     assert.equal(res.json().code, 'TRANSACTION_NOT_FOUND');
     assert.match(res.json().message, /did not appear on the network within 10 s/);
     // Backing off from 250 ms to 2 s: at most 8 polls, only the first searching the ledger's history.
-    const polls = fake.rpcRequests();
+    const polls = apps.chain.rpcRequests();
     assert.ok(polls.length >= 2 && polls.length <= 8, `${polls.length} polls`);
     assert.ok(polls.every((q) => q.methods.join() === 'getSignatureStatuses'));
     assert.deepEqual(
@@ -391,12 +345,12 @@ describe('approve confirmation (Actions chaining: links.next)', () => {
 });
 
 const preview = (r: Request, account = r.owner.address) =>
-  app.inject(`/api/overrides/${r.vault}/${r.nonce}/preview?account=${account}`);
+  apps.app.inject(`/api/overrides/${r.vault}/${r.nonce}/preview?account=${account}`);
 
 describe('GET /api/overrides/:vault/:nonce/preview', () => {
   test('shows what the owner signs, and execution then does exactly that to every balance', async () => {
     const r = await seed();
-    fake.setPrioritizationFees([1_000, 2_000, 3_000, 4_000], [r.vault]);
+    apps.chain.setPrioritizationFees([1_000, 2_000, 3_000, 4_000], [r.vault]);
     const res = await preview(r);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.headers['cache-control'], 'no-store');
@@ -417,7 +371,7 @@ describe('GET /api/overrides/:vault/:nonce/preview', () => {
         ['payer', r.owner.address],
         ['vault', r.depositAddress],
         ['destination', r.destination],
-        ['treasury', fake.treasury],
+        ['treasury', apps.chain.treasury],
       ],
     );
     const delta = Object.fromEntries(
@@ -437,7 +391,7 @@ describe('GET /api/overrides/:vault/:nonce/preview', () => {
     assert.equal(budgetOf(built.json().transaction).units, p.computeUnits);
     await signAndSend(r.owner, built.json().transaction);
     for (const b of p.balanceChanges)
-      assert.equal(fake.balance(b.address), BigInt(b.after), `${b.role} after`);
+      assert.equal(apps.chain.balance(b.address), BigInt(b.after), `${b.role} after`);
   });
 
   test('a failing simulation is a 200 with the error in words and no balance changes', async () => {
@@ -458,6 +412,6 @@ describe('GET /api/overrides/:vault/:nonce/preview', () => {
   test('only for the vault authority (403), and 400 without an account', async () => {
     const r = await seed();
     assert.equal((await preview(r, createTestWallet().address)).statusCode, 403);
-    assert.equal((await app.inject(`/api/overrides/${r.vault}/${r.nonce}/preview`)).statusCode, 400);
+    assert.equal((await apps.app.inject(`/api/overrides/${r.vault}/${r.nonce}/preview`)).statusCode, 400);
   });
 });

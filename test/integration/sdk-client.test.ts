@@ -1,116 +1,26 @@
 // vaultkeeper/client against the running service on a real socket (its ingestor on the fake validator):
 // every route through a typed method, each kind of signer, pagination, errors, 429 retries and aborts.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, test } from 'node:test';
-import { promisify } from 'node:util';
+import { describe, test } from 'node:test';
 import { type Address, createKeyPairSignerFromBytes } from '@solana/kit';
-import type { FastifyInstance } from 'fastify';
 import {
   buildSignMessageText,
-  type ClientOptions,
-  createVaultkeeperClient,
   fromKitSigner,
   fromSecretKey,
   fromWalletStandard,
   type TransactionPreview,
   toBase58,
-  VaultkeeperError,
 } from 'vaultkeeper/client';
 import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
-import { buildApp } from '../../src/app.js';
 import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { randomAddress } from '../support/factories.js';
-import { SOL, useIngestionHarness } from '../support/ingestion-harness.js';
+import { SOL } from '../support/ingestion-harness.js';
 import { waitForSignatures } from '../support/ingestor.js';
 import { rpcCall } from '../support/json-rpc.js';
+import { collect, failure, useSdkService } from '../support/sdk-service.js';
 
-const execFileAsync = promisify(execFile);
-const h = useIngestionHarness();
-let server: Server | undefined;
-let app: FastifyInstance | undefined;
-let baseUrl: string;
-/** Requests the socket saw, and an optional stand-in answer before the service gets them. */
-const seen: IncomingMessage[] = [];
-let intercept: ((req: IncomingMessage, res: ServerResponse, index: number) => boolean) | null = null;
-
-/** The service on 127.0.0.1, PUBLIC_BASE_URL naming its port; rate limits off unless env turns them on. */
-async function serve(env: Record<string, string> = {}): Promise<void> {
-  let handle: (req: IncomingMessage, res: ServerResponse) => void = () => {};
-  server = createServer((req, res) => handle(req, res));
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await h.startLive({
-    PUBLIC_BASE_URL: baseUrl,
-    RATE_LIMIT_ENABLED: 'false',
-    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-    ...env,
-  });
-  app = await buildApp(h.deps);
-  await app.ready();
-  handle = (req, res) => {
-    const index = seen.push(req) - 1;
-    if (intercept?.(req, res, index)) return;
-    app!.server.emit('request', req, res);
-  };
-}
-
-afterEach(async () => {
-  seen.length = 0;
-  intercept = null;
-  await app?.close();
-  if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
-  app = undefined;
-  server = undefined;
-});
-
-const clientFor = (signer?: ClientOptions['signer'], options: Partial<ClientOptions> = {}) =>
-  createVaultkeeperClient({ baseUrl, signer, ...options });
-
-async function failure(promise: Promise<unknown>): Promise<VaultkeeperError> {
-  const error = await promise.then(
-    () => assert.fail('the call succeeded'),
-    (e: unknown) => e,
-  );
-  assert.ok(error instanceof VaultkeeperError, String(error));
-  return error;
-}
-
-async function collect<T>(iterator: AsyncIterable<T>): Promise<T[]> {
-  const items: T[] = [];
-  for await (const item of iterator) items.push(item);
-  return items;
-}
-
-/** Three vaults of one owner; the first funded, with 3 executed and 2 blocked transfers ingested. */
-async function seed(owner: TestWallet) {
-  const created = [];
-  for (const name of ['Agent budget', 'Second', 'Third']) {
-    created.push(
-      await h.fake.createVault({ authority: owner.address as Address, dailyLimit: 10n * SOL, name }),
-    );
-  }
-  const vault = created[0]!.vault;
-  await h.fake.deposit(vault, 100n * SOL);
-  // The owner pays for what they sign (approve is simulated before it is handed out).
-  await h.fake.airdrop(owner.address as Address, SOL);
-  const executed = [];
-  for (let i = 1n; i <= 3n; i += 1n) executed.push(await h.fake.execute(vault, { amount: i * SOL }));
-  const blocked = [];
-  for (const amount of [20n * SOL, 30n * SOL]) {
-    blocked.push(await h.fake.block(vault, { amount, reason: 'exceeded_daily_limit' }));
-  }
-  await waitForSignatures(
-    h.storage.storage,
-    [...executed, ...blocked].map((r) => r.signature),
-  );
-  return { vault, vaults: created.map((c) => c.vault), executed, blocked };
-}
+const service = useSdkService();
+const { h, seen, serve, clientFor, seed } = service;
 
 describe('vaultkeeper/client reads', () => {
   test('health, metrics, vaults, transactions, overrides, analytics and the event stream, with every page', async () => {
@@ -155,7 +65,7 @@ describe('vaultkeeper/client reads', () => {
     // The owner's open approvals across their vaults: both requests are pending and within the hour.
     const open = await client.overrides.pending({ owner: owner.address, limit: 1 });
     assert.equal(open.pagination.total, 2);
-    const sent = new URL(seen.at(-1)!.url!, baseUrl).searchParams;
+    const sent = new URL(seen.at(-1)!.url!, service.baseUrl).searchParams;
     assert.deepEqual(Object.fromEntries(sent), { owner: owner.address, limit: '1', status: 'pending' });
     const walked = await collect(client.overrides.allPending({ owner: owner.address, limit: 1 }));
     assert.deepEqual(walked.map((o) => o.id).sort(), overrides.map((o) => o.id).sort());
@@ -422,7 +332,7 @@ describe('vaultkeeper/client approvals', () => {
         vault,
         nonce: '0',
         transferSignature: null,
-        blinkUrl: `${baseUrl}/api/actions/${vault}/1`,
+        blinkUrl: `${service.baseUrl}/api/actions/${vault}/1`,
         account,
       }),
     ];
@@ -444,198 +354,5 @@ describe('vaultkeeper/client approvals', () => {
     assert.match(messages[6]!, /either transfer or first: true, not both/);
     assert.match(messages[7]!, /blinkUrl names another request/);
     assert.equal(seen.length, 0, 'nothing was sent');
-  });
-});
-
-describe('vaultkeeper/client with an API key', () => {
-  test('a wallet creates a key; the key as signer calls as that wallet and cannot make keys', async () => {
-    await serve();
-    const owner = createTestWallet();
-    const created = await clientFor(owner).apiKeys.create({ name: 'server' });
-    assert.match(created.key, /^vk_[A-Za-z0-9_-]{43}$/);
-    const byKey = clientFor(created.key);
-    const hook = await byKey.webhooks.create({ url: 'http://127.0.0.1:9/hooks', events: ['vault.paused'] });
-    assert.deepEqual(
-      (await clientFor(owner).webhooks.list()).webhooks.map((w) => w.id),
-      [hook.id],
-    );
-    assert.equal((await byKey.auth.verify()).wallet, owner.address);
-    assert.equal((await byKey.apiKeys.list()).apiKeys[0]?.prefix, created.key.slice(0, 10));
-    const sent = seen.at(-1)!;
-    assert.equal(sent.headers.authorization, `Bearer ${created.key}`);
-    assert.equal(sent.headers['x-signature'], undefined);
-    const refused = await failure(byKey.apiKeys.create({ name: 'more' }));
-    assert.equal(refused.status, 0);
-    assert.match(refused.message, /needs a wallet signer/);
-    await byKey.apiKeys.delete(created.id);
-    const revoked = await failure(byKey.webhooks.list());
-    assert.deepEqual([revoked.status, revoked.details.reason], [401, 'revoked_key']);
-    assert.throws(() => clientFor('not-a-key'), TypeError);
-  });
-
-  test('a signature for another host: the error names the Domain the service expects and what to change', async () => {
-    await serve();
-    const expected = new URL(baseUrl).host;
-    const owner = createTestWallet();
-    // The same service through another name for its host: signatures name that name.
-    const other = baseUrl.replace('127.0.0.1', 'localhost');
-    const error = await failure(createVaultkeeperClient({ baseUrl: other, signer: owner }).webhooks.list());
-    assert.deepEqual(
-      [error.status, error.details.reason, error.details.expectedDomain],
-      [401, 'wrong_request', expected],
-    );
-    assert.ok(error.message.includes(`the service expects Domain ${expected}`), error.message);
-    assert.ok(error.message.includes("set baseUrl to the service's PUBLIC_BASE_URL"), error.message);
-  });
-});
-
-describe('vaultkeeper/client errors', () => {
-  test('the error envelope becomes one VaultkeeperError with code, details and status', async () => {
-    await serve();
-    const client = clientFor();
-    const missing = await failure(client.vaults.get(randomAddress()));
-    assert.deepEqual([missing.status, missing.code], [404, 'VAULT_NOT_FOUND']);
-    const invalid = await failure(client.transactions.list({ limit: 1000 }));
-    assert.deepEqual([invalid.status, invalid.code], [400, 'VALIDATION_ERROR']);
-    assert.ok(Array.isArray(invalid.details.issues), JSON.stringify(invalid.details));
-    const noSigner = await failure(client.auth.verify());
-    assert.deepEqual(
-      [noSigner.status, noSigner.code, noSigner.details.reason],
-      [0, 'UNAUTHORIZED', 'no_signer'],
-    );
-    // Signed for another host than PUBLIC_BASE_URL names: the service refuses the binding.
-    const elsewhere = createVaultkeeperClient({
-      baseUrl: baseUrl.replace('127.0.0.1', 'localhost'),
-      signer: createTestWallet(),
-    });
-    const wrongDomain = await failure(elsewhere.auth.verify());
-    assert.deepEqual(
-      [wrongDomain.status, wrongDomain.code, wrongDomain.details.reason],
-      [401, 'UNAUTHORIZED', 'wrong_request'],
-    );
-    const closed = createVaultkeeperClient({ baseUrl: 'http://127.0.0.1:9' });
-    const network = await failure(closed.health());
-    assert.deepEqual([network.status, network.code], [0, 'NETWORK_ERROR']);
-  });
-
-  test('an aborted signal stops a call, before it is sent and while it waits to retry', async () => {
-    await serve();
-    const client = clientFor();
-    await assert.rejects(client.health({ signal: AbortSignal.abort() }), { name: 'AbortError' });
-    intercept = (_req, res) => {
-      res.writeHead(429, { 'retry-after': '30', 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: 'Too many requests', code: 'RATE_LIMIT_EXCEEDED', details: {} }));
-      return true;
-    };
-    const controller = new AbortController();
-    const call = client.health({ signal: controller.signal });
-    const started = Date.now();
-    while (seen.length === 0) await new Promise((resolve) => setImmediate(resolve));
-    controller.abort(new Error('caller gave up'));
-    await assert.rejects(call, { message: 'caller gave up' });
-    assert.ok(Date.now() - started < 5_000, 'did not wait out Retry-After');
-    assert.equal(seen.length, 1);
-  });
-});
-
-describe('vaultkeeper/client on 429', () => {
-  test('the service’s own rate limit: a 429 VaultkeeperError once retries would wait too long', async () => {
-    await serve({ RATE_LIMIT_ENABLED: 'true' });
-    const client = clientFor(undefined, { maxRetryDelayMs: 1000 });
-    const vault = randomAddress();
-    let refused: VaultkeeperError | undefined;
-    for (let i = 0; i < 40 && refused === undefined; i += 1) {
-      refused = await client.analytics.get({ vault }).then(
-        () => assert.fail('an unknown vault has no analytics'),
-        (e: VaultkeeperError) => (e.status === 429 ? e : undefined),
-      );
-    }
-    assert.ok(refused, 'the analytics budget ran out');
-    assert.equal(refused.code, 'RATE_LIMIT_EXCEEDED');
-    assert.ok(Number(refused.details.retryAfter) > 1, JSON.stringify(refused.details));
-  });
-
-  test('waits Retry-After, signs each retry anew, and gives up after maxRetries', async () => {
-    await serve();
-    const wallet = createTestWallet();
-    const client = clientFor(wallet, { maxRetries: 2 });
-    const tooMany = (res: ServerResponse, after: string) => {
-      res.writeHead(429, { 'retry-after': after, 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          error: 'Too many requests',
-          code: 'RATE_LIMIT_EXCEEDED',
-          details: { retryAfter: 1 },
-        }),
-      );
-      return true;
-    };
-    intercept = (_req, res, index) =>
-      index === 0 ? tooMany(res, '1') : index === 1 ? tooMany(res, '0') : false;
-    const started = Date.now();
-    assert.equal((await client.auth.verify()).wallet, wallet.address);
-    assert.ok(Date.now() - started >= 1000, 'waited the first Retry-After');
-    assert.equal(seen.length, 3);
-    assert.equal(new Set(seen.map((r) => r.headers['x-signature'])).size, 3, 'each attempt signed anew');
-
-    seen.length = 0;
-    intercept = (_req, res) => tooMany(res, '0');
-    const error = await failure(client.auth.verify());
-    assert.deepEqual([error.status, error.code, error.details.retryAfter], [429, 'RATE_LIMIT_EXCEEDED', 1]);
-    assert.equal(seen.length, 3, 'the first try and two retries');
-  });
-});
-
-describe('vaultkeeper/client event stream', () => {
-  test('a stream refused with 429 is opened again after Retry-After and replays from lastEventId', async () => {
-    await serve();
-    const created = await h.fake.createVault({
-      authority: randomAddress() as Address,
-      dailyLimit: SOL,
-      name: 'Streamed',
-    });
-    await waitForSignatures(h.storage.storage, [created.signature]);
-    intercept = (req, res, index) => {
-      if (index > 0 || !req.url?.startsWith('/api/events/stream')) return false;
-      res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: 'Too many streams', code: 'RATE_LIMIT_EXCEEDED', details: {} }));
-      return true;
-    };
-    const stream = clientFor().events.stream({ vault: created.vault, lastEventId: 0 });
-    const first = await stream.next();
-    await stream.return();
-    assert.equal(first.done, false);
-    assert.equal(first.value?.vault, created.vault);
-    assert.equal(first.value?.signature, created.signature);
-    assert.deepEqual(
-      seen.map((r) => r.headers['last-event-id']),
-      ['0', '0'],
-    );
-  });
-});
-
-describe('the client example (docs/examples/vault-report.mjs)', () => {
-  test('runs as a process with a solana-keygen file and reports vaults, pending approvals and webhooks', async () => {
-    await serve();
-    const owner = createTestWallet();
-    const s = await seed(owner);
-    await clientFor(owner).webhooks.create({ url: 'http://127.0.0.1:9/hooks', events: ['vault.paused'] });
-    const dir = await mkdtemp(join(tmpdir(), 'vk-report-'));
-    const keypair = join(dir, 'id.json');
-    await writeFile(keypair, JSON.stringify([...owner.secretKey]));
-    const { stdout } = await execFileAsync(
-      process.execPath,
-      ['--import', 'tsx', 'docs/examples/vault-report.mjs'],
-      {
-        env: { ...process.env, VAULTKEEPER_URL: baseUrl, KEYPAIR: keypair },
-      },
-    );
-    const lines = stdout.trim().split('\n');
-    assert.equal(lines.filter((l) => / today$/.test(l)).length, 3, stdout);
-    assert.ok(lines.includes(`Agent budget ${s.vault}: 6.000 SOL of 10.000 SOL today`), stdout);
-    assert.equal(lines.filter((l) => l.startsWith('  waiting for you: ')).length, 2, stdout);
-    assert.ok(lines.includes('webhook http://127.0.0.1:9/hooks: active, 0 failed'), stdout);
-    const signed = seen.filter((r) => r.headers['x-wallet-address'] === owner.address);
-    assert.ok(signed.length >= 2, 'the webhook reads were signed by the key file');
   });
 });

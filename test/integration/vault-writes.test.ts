@@ -1,20 +1,17 @@
 // POST /api/vaults and PATCH /api/vaults/:address: every returned transaction is decoded byte by byte
 // against the program's interface (IDL), then signed and sent to the fake validator, which runs it.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { type Address, address, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
-import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
-import type { AppDeps } from '../../src/app-deps.js';
 import { type DecodedTransaction, decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { vaults } from '../../src/storage/schema/index.js';
-import { createTestApp, createTestCache } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createVault, randomAddress } from '../support/factories.js';
 import { startTestIngestor, waitForSignatures } from '../support/ingestor.js';
 import { rpcCall } from '../support/json-rpc.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
 /** Straight from vault-program.idl.json: discriminators and account flags. */
@@ -32,36 +29,8 @@ const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';
 const SOL = 1_000_000_000n;
 
-let db: TestStorage;
-let validator: FakeValidator;
-let running: { app: FastifyInstance; deps: AppDeps }[] = [];
-
-before(async () => {
-  [db, validator] = await Promise.all([createTestStorage(), startFakeValidator()]);
-});
-after(async () => {
-  await validator.close();
-  await db.close();
-});
-beforeEach(() => db.reset());
-afterEach(async () => {
-  validator.setOutage(false);
-  for (const { app, deps } of running) {
-    await app.close();
-    await deps.cache.close();
-  }
-  running = [];
-});
-
-async function start() {
-  const started = await createTestApp({
-    storage: db.storage,
-    cache: createTestCache(),
-    env: { SOLANA_RPC_URL: validator.rpcUrl, SOLANA_WS_URL: validator.wsUrl, RATE_LIMIT_ENABLED: 'false' },
-  });
-  running.push(started);
-  return started;
-}
+const apps = useTestApps({ chain: true, env: { RATE_LIMIT_ENABLED: 'false' } });
+const start = () => apps.start();
 
 const u64 = (value: bigint) => {
   const bytes = Buffer.alloc(8);
@@ -77,7 +46,7 @@ const account = (addr: string, isSigner: boolean, isWritable: boolean) => ({
   isWritable,
 });
 
-const rpc = <T>(method: string, params: unknown[]) => rpcCall<T>(validator.rpcUrl, method, params);
+const rpc = <T>(method: string, params: unknown[]) => rpcCall<T>(apps.chain.rpcUrl, method, params);
 
 /** Signs the one signature slot the way a wallet does and sends it (with preflight). */
 async function signAndSend(transaction: string, wallet: TestWallet): Promise<string> {
@@ -136,14 +105,14 @@ function issuePaths(response: { statusCode: number; json(): unknown }): string[]
 
 /** A vault on the fake chain and its row as ingestion would have stored it. */
 async function seedVault(owner: TestWallet, whitelist: Address[] = []) {
-  await validator.airdrop(owner.address as Address, 10n * SOL);
-  const created = await validator.createVault({
+  await apps.chain.airdrop(owner.address as Address, 10n * SOL);
+  const created = await apps.chain.createVault({
     authority: owner.address as Address,
     dailyLimit: 5n * SOL,
     name: 'Ops',
   });
-  for (const entry of whitelist) await validator.addToWhitelist(created.vault, entry);
-  const row = await createVault(db.storage.db, {
+  for (const entry of whitelist) await apps.chain.addToWhitelist(created.vault, entry);
+  const row = await createVault(apps.db, {
     authority: owner.address,
     address: created.vault,
     vaultNonce: created.nonce,
@@ -153,7 +122,7 @@ async function seedVault(owner: TestWallet, whitelist: Address[] = []) {
     whitelist,
     whitelistCount: whitelist.length,
   });
-  return { row, nonce: created.nonce, chain: () => validator.getVault(created.vault)!.config };
+  return { row, nonce: created.nonce, chain: () => apps.chain.getVault(created.vault)!.config };
 }
 
 describe('POST /api/vaults', () => {
@@ -161,7 +130,7 @@ describe('POST /api/vaults', () => {
     const { app } = await start();
     const owner = createTestWallet();
     const agent = randomAddress();
-    await validator.airdrop(owner.address as Address, 10n * SOL);
+    await apps.chain.airdrop(owner.address as Address, 10n * SOL);
     const blockhash = await latestBlockhash();
     const response = await post(app, owner, {
       name: 'Payroll',
@@ -212,7 +181,7 @@ describe('POST /api/vaults', () => {
     );
 
     await signAndSend(transaction, owner);
-    const onChain = validator.getVault(expectedVault as Address);
+    const onChain = apps.chain.getVault(expectedVault as Address);
     assert.ok(onChain, 'the vault exists on chain');
     assert.equal(onChain.config.name, 'Payroll');
     assert.equal(onChain.config.authority, owner.address);
@@ -224,7 +193,7 @@ describe('POST /api/vaults', () => {
   test('accepts the largest u64 daily limit as a string, and a 50-byte multi-byte name', async () => {
     const { app } = await start();
     const owner = createTestWallet();
-    await validator.airdrop(owner.address as Address, SOL);
+    await apps.chain.airdrop(owner.address as Address, SOL);
     const name = 'é'.repeat(25);
     const response = await post(app, owner, {
       name,
@@ -241,7 +210,7 @@ describe('POST /api/vaults', () => {
   test('draws a fresh random nonce, hence a new vault address, for every request', async () => {
     const { app } = await start();
     const owner = createTestWallet();
-    await validator.airdrop(owner.address as Address, SOL);
+    await apps.chain.airdrop(owner.address as Address, SOL);
     const body = { name: 'Same', agentSigner: randomAddress(), dailyLimit: 1 };
     const first = (await post(app, owner, body)).json().vault;
     const second = (await post(app, owner, body)).json().vault;
@@ -252,7 +221,7 @@ describe('POST /api/vaults', () => {
   test('400 VALIDATION_ERROR for every broken rule, naming the field', async () => {
     const { app } = await start();
     const owner = createTestWallet();
-    await validator.airdrop(owner.address as Address, SOL);
+    await apps.chain.airdrop(owner.address as Address, SOL);
     const valid = { name: 'Ops', agentSigner: randomAddress(), dailyLimit: 1_000 };
     const cases: [unknown, string][] = [
       [{ ...valid, name: '' }, 'body.name'],
@@ -304,7 +273,7 @@ describe('POST /api/vaults', () => {
 
   test('503 RPC_UNAVAILABLE when the RPC node cannot give a blockhash', async () => {
     const { app } = await start();
-    validator.setOutage(true);
+    apps.chain.setOutage(true);
     const response = await post(app, createTestWallet(), {
       name: 'Ops',
       agentSigner: randomAddress(),
@@ -317,7 +286,7 @@ describe('POST /api/vaults', () => {
   test('once ingestion sees VaultCreated, the vault is served with the requested name', async () => {
     const { app, deps } = await start();
     const owner = createTestWallet();
-    await validator.airdrop(owner.address as Address, 10n * SOL);
+    await apps.chain.airdrop(owner.address as Address, 10n * SOL);
     const created = await post(app, owner, {
       name: 'Marketing',
       agentSigner: randomAddress(),
@@ -326,7 +295,7 @@ describe('POST /api/vaults', () => {
     const signature = await signAndSend(created.json().transaction, owner);
     const ingestor = startTestIngestor(deps);
     try {
-      await waitForSignatures(db.storage, [signature]);
+      await waitForSignatures(apps.storage, [signature]);
     } finally {
       await ingestor.stop();
     }
@@ -353,7 +322,7 @@ describe('PATCH /api/vaults/:address', () => {
     assert.equal(body.vault.address, row.address);
     assert.equal(body.vault.dailyLimit, '5000000000');
     assert.match(body.message, /name/i);
-    const [stored] = await db.storage.db.select().from(vaults).where(eq(vaults.id, row.id));
+    const [stored] = await apps.db.select().from(vaults).where(eq(vaults.id, row.id));
     assert.equal(stored!.nameOverridden, true);
     assert.equal((await app.inject(`/api/vaults/${row.address}`)).json().name, 'Ops (EU)');
   });
@@ -418,7 +387,7 @@ describe('PATCH /api/vaults/:address', () => {
     const owner = createTestWallet();
     const full = Array.from({ length: 20 }, () => randomAddress() as Address);
     const { row, nonce, chain } = await seedVault(owner, full);
-    await validator.pause(row.address as Address);
+    await apps.chain.pause(row.address as Address);
     const incoming = randomAddress();
     const response = await patch(app, owner, row.address, {
       whitelist: { add: [incoming], remove: [full[3]] },
@@ -446,7 +415,7 @@ describe('PATCH /api/vaults/:address', () => {
     const listed = randomAddress() as Address;
     const { row } = await seedVault(owner, [listed]);
     // Removed on chain; ingestion has not caught up, so the stored whitelist still has it.
-    await validator.removeFromWhitelist(row.address as Address, listed);
+    await apps.chain.removeFromWhitelist(row.address as Address, listed);
     const response = await patch(app, owner, row.address, {
       name: 'Renamed',
       whitelist: { remove: [listed] },
@@ -509,7 +478,7 @@ describe('PATCH /api/vaults/:address', () => {
       const paths = issuePaths(await patch(app, owner, row.address, payload));
       assert.ok(paths.includes(path), `${JSON.stringify(payload)} → ${paths.join(', ')}`);
     }
-    const [stored] = await db.storage.db.select().from(vaults).where(eq(vaults.id, row.id));
+    const [stored] = await apps.db.select().from(vaults).where(eq(vaults.id, row.id));
     assert.equal(stored!.name, 'Ops');
     assert.equal(stored!.nameOverridden, false);
   });
@@ -536,7 +505,7 @@ describe('PATCH /api/vaults/:address', () => {
     const response = await patch(app, owner, row.address, { whitelist: { add }, name: 'Not applied' });
     assert.deepEqual(issuePaths(response), ['body']);
     assert.match(response.json().details.issues[0].message, /1232.*split/);
-    const [stored] = await db.storage.db.select().from(vaults).where(eq(vaults.id, row.id));
+    const [stored] = await apps.db.select().from(vaults).where(eq(vaults.id, row.id));
     assert.equal(stored!.name, 'Ops');
   });
 
@@ -584,20 +553,20 @@ describe('PATCH /api/vaults/:address', () => {
     const { app } = await start();
     const owner = createTestWallet();
     const { row } = await seedVault(owner);
-    validator.setOutage(true);
+    apps.chain.setOutage(true);
     const response = await patch(app, owner, row.address, { name: 'Later', paused: true });
     assert.equal(response.statusCode, 503);
     assert.equal(response.json().code, 'RPC_UNAVAILABLE');
-    const [stored] = await db.storage.db.select().from(vaults).where(eq(vaults.id, row.id));
+    const [stored] = await apps.db.select().from(vaults).where(eq(vaults.id, row.id));
     assert.equal(stored!.name, 'Ops');
-    validator.setOutage(false);
+    apps.chain.setOutage(false);
     assert.equal((await patch(app, owner, row.address, { name: 'Now' })).statusCode, 200);
   });
 
   test('503 SERVICE_UNAVAILABLE for chain fields while the vault nonce is not read yet; names still work', async () => {
     const { app } = await start();
     const owner = createTestWallet();
-    const row = await createVault(db.storage.db, { authority: owner.address, vaultNonce: null });
+    const row = await createVault(apps.db, { authority: owner.address, vaultNonce: null });
     const response = await patch(app, owner, row.address, { paused: true });
     assert.equal(response.statusCode, 503);
     assert.equal(response.json().code, 'SERVICE_UNAVAILABLE');
@@ -612,7 +581,7 @@ describe('PATCH /api/vaults/:address', () => {
     const signature = await signAndSend(response.json().transaction, owner);
     const ingestor = startTestIngestor(deps);
     try {
-      await waitForSignatures(db.storage, [signature]);
+      await waitForSignatures(apps.storage, [signature]);
     } finally {
       await ingestor.stop();
     }

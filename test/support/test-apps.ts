@@ -1,12 +1,14 @@
-// One test file's world: a database for the file (reset before each test), and apps on it that are
-// closed with their caches after each test. Call useTestApps() at the top of a file, outside describe.
+// One test file's world: a database for the file (reset before each test), optionally the fake validator
+// for the file, and apps on them that are closed with their caches after each test (or, for a file app,
+// after the file). Call useTestApps() at the top of a file, outside describe.
 import { after, afterEach, before, beforeEach } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import type { AppDeps } from '../../src/app-deps.js';
 import type { Cache } from '../../src/cache/index.js';
 import type { Clock } from '../../src/lib/clock.js';
 import type { Database, Storage } from '../../src/storage/database.js';
-import { createTestApp, createTestCache } from './app.js';
+import { createTestApp, createTestCache, type LogCapture } from './app.js';
 import { createTestStorage, type TestStorage } from './database.js';
 
 export interface TestApp {
@@ -19,12 +21,32 @@ export interface TestAppOptions {
   cache?: Cache;
   env?: Record<string, string>;
   clock?: Clock;
+  /** Captures the app's log lines (at trace level) instead of discarding them. */
+  logs?: LogCapture;
+}
+
+export interface TestAppsOptions extends TestAppOptions {
+  /**
+   * The fake validator for the whole file, as `chain`: every app's SOLANA_RPC_URL and SOLANA_WS_URL name it.
+   * After each test its outage, latency and prioritization fees are back to none.
+   */
+  chain?: boolean;
+  /**
+   * One app with the defaults for the whole file, as `app` and `deps`: started before the first test,
+   * closed with its cache after the last. For files whose tests need no app of their own.
+   */
+  fileApp?: boolean;
 }
 
 export interface TestApps {
   /** The file's storage (PGlite, or PostgreSQL when DATABASE_URL is set) and its Drizzle database. */
   readonly storage: Storage;
   readonly db: Database;
+  /** The file's fake validator (with `chain: true`). */
+  readonly chain: FakeValidator;
+  /** The file's app and its dependencies (with `fileApp: true`). */
+  readonly app: FastifyInstance;
+  readonly deps: AppDeps;
   /** An app on the file's database, with `defaults` under `options`; closed after the test. */
   start(options?: TestAppOptions): Promise<TestApp>;
   /** Closes an app the test built itself (and its cache) after the test, like those of start. */
@@ -33,33 +55,76 @@ export interface TestApps {
   readonly running: readonly TestApp[];
 }
 
-export function useTestApps(defaults: TestAppOptions = {}): TestApps {
+export function useTestApps(defaults: TestAppsOptions = {}): TestApps {
+  const { chain: withChain = false, fileApp: withFileApp = false, ...appDefaults } = defaults;
   let storage: TestStorage | undefined;
+  let chain: FakeValidator | undefined;
+  let fileApp: TestApp | undefined;
   let running: TestApp[] = [];
-  before(async () => {
-    storage = await createTestStorage();
-  });
-  after(async () => {
-    await storage?.close();
-  });
-  beforeEach(() => storage!.reset());
-  afterEach(async () => {
-    for (const { app, deps } of running) {
-      await app.close();
-      await deps.cache.close();
-    }
-    running = [];
-  });
+
   const opened = (): TestStorage => {
     if (storage === undefined) throw new Error('useTestApps: the database opens in before()');
     return storage;
   };
+  const build = async (options: TestAppOptions): Promise<TestApp> => {
+    const clock = options.clock ?? appDefaults.clock;
+    const logs = options.logs ?? appDefaults.logs;
+    const chainEnv: Record<string, string> = chain
+      ? { SOLANA_RPC_URL: chain.rpcUrl, SOLANA_WS_URL: chain.wsUrl }
+      : {};
+    return createTestApp({
+      storage: opened().storage,
+      cache: options.cache ?? appDefaults.cache ?? createTestCache(),
+      env: { ...chainEnv, ...appDefaults.env, ...options.env },
+      ...(clock ? { clock } : {}),
+      ...(logs ? { logs } : {}),
+    });
+  };
+
+  before(async () => {
+    [storage, chain] = await Promise.all([
+      createTestStorage(),
+      withChain ? startFakeValidator() : Promise.resolve(undefined),
+    ]);
+    if (withFileApp) fileApp = await build({});
+  });
+  after(async () => {
+    await fileApp?.app.close();
+    await fileApp?.deps.cache.close();
+    await chain?.close();
+    await storage?.close();
+  });
+  beforeEach(() => opened().reset());
+  afterEach(async () => {
+    // Apps may share a cache: each is closed once, and never the file app's.
+    const caches = new Set(running.map(({ deps }) => deps.cache));
+    caches.delete(fileApp?.deps.cache as Cache);
+    for (const { app } of running) await app.close();
+    for (const cache of caches) await cache.close();
+    running = [];
+    chain?.setOutage(false);
+    chain?.setLatency(0);
+    chain?.setPrioritizationFees([]);
+  });
+
   return {
     get storage() {
       return opened().storage;
     },
     get db() {
       return opened().storage.db;
+    },
+    get chain() {
+      if (chain === undefined) throw new Error('useTestApps: the fake validator needs `chain: true`');
+      return chain;
+    },
+    get app() {
+      if (fileApp === undefined) throw new Error('useTestApps: the file app needs `fileApp: true`');
+      return fileApp.app;
+    },
+    get deps() {
+      if (fileApp === undefined) throw new Error('useTestApps: the file app needs `fileApp: true`');
+      return fileApp.deps;
     },
     get running() {
       return running;
@@ -68,13 +133,7 @@ export function useTestApps(defaults: TestAppOptions = {}): TestApps {
       running.push(started);
     },
     async start(options = {}) {
-      const clock = options.clock ?? defaults.clock;
-      const started = await createTestApp({
-        storage: opened().storage,
-        cache: options.cache ?? defaults.cache ?? createTestCache(),
-        env: { ...defaults.env, ...options.env },
-        ...(clock ? { clock } : {}),
-      });
+      const started = await build(options);
       running.push(started);
       return started;
     },

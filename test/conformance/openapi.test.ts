@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { WEBHOOK_EVENTS } from '@vaultkeeper/webhooks';
 import { type OpenApiDocument, openApiProblems } from '../../scripts/openapi-validation.js';
-import { useFileApp } from '../support/file-app.js';
+import { useTestApps } from '../support/test-apps.js';
 
-const world = useFileApp();
+const world = useTestApps({ fileApp: true, emptyEachTest: false });
 
 async function served(): Promise<OpenApiDocument> {
   const response = await world.app.inject('/api/openapi.json');

@@ -6,7 +6,7 @@ import { is, sql } from 'drizzle-orm';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { createDatabase, migrationsFolder } from '../../src/storage/database.js';
 import * as schema from '../../src/storage/schema/index.js';
-import { useFileStorage } from '../support/file-app.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
 // Every table the schema declares, read from the schema itself.
@@ -15,12 +15,12 @@ const TABLES = Object.values(schema)
   .map((table) => getTableConfig(table as PgTable).name)
   .sort();
 
-const world = useFileStorage();
+const world = useTestApps({ emptyEachTest: false });
 
 describe('migrations', () => {
   test('create every table of the schema', async () => {
     assert.ok(TABLES.includes('vaults') && TABLES.includes('webhook_deliveries'));
-    const rows = await world.storage.storage.rows<{ name: string }>(
+    const rows = await world.storage.rows<{ name: string }>(
       sql`select tablename as name from pg_tables where schemaname = 'public' order by 1`,
     );
     assert.deepEqual(
@@ -35,7 +35,7 @@ describe('migrations', () => {
       entries: unknown[];
     };
     const migrations = journal.entries.length;
-    if (world.storage.config.kind !== 'postgres') {
+    if (world.databaseConfig.kind !== 'postgres') {
       // PGlite in memory is new at each open: migrate a fresh one twice over a data directory instead.
       const { mkdtempSync, rmSync } = await import('node:fs');
       const { join } = await import('node:path');
@@ -55,7 +55,7 @@ describe('migrations', () => {
       }
       return;
     }
-    const again = await createDatabase(world.storage.config);
+    const again = await createDatabase(world.databaseConfig);
     const [row] = await again.rows<{ n: number }>(
       sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
     );
@@ -66,13 +66,13 @@ describe('migrations', () => {
 
 describe('connection pool', () => {
   test('DATABASE_POOL_SIZE caps the PostgreSQL connections of a process; further queries wait their turn', async (t) => {
-    if (world.storage.config.kind !== 'postgres') {
+    if (world.databaseConfig.kind !== 'postgres') {
       t.skip('PostgreSQL only: PGlite has one connection');
       return;
     }
     const LOCK = 7_267_999;
-    const storage = await createDatabase({ ...world.storage.config, poolSize: 4 });
-    const holder = await world.storage.storage.pool!.connect();
+    const storage = await createDatabase({ ...world.databaseConfig, poolSize: 4 });
+    const holder = await world.storage.pool!.connect();
     try {
       await holder.query('select pg_advisory_lock($1)', [LOCK]);
       // Each query waits on the lock, so each holds its connection until the lock goes.

@@ -4,29 +4,32 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Type } from '@fastify/type-provider-typebox';
 import { createLogCapture } from '../support/app.js';
-import { useFileApp } from '../support/file-app.js';
+import { useTestApps } from '../support/test-apps.js';
 
 const logs = createLogCapture();
-const world = useFileApp({
+const world = useTestApps({
   logs,
-  // Routes that exist only to exercise the error handler.
-  routes: (app) => {
-    app.post(
-      '/test/echo',
-      {
-        schema: {
-          body: Type.Object(
-            { name: Type.String({ minLength: 1 }), count: Type.Integer() },
-            { additionalProperties: false },
-          ),
+  fileApp: {
+    // Routes that exist only to exercise the error handler.
+    routes: (app) => {
+      app.post(
+        '/test/echo',
+        {
+          schema: {
+            body: Type.Object(
+              { name: Type.String({ minLength: 1 }), count: Type.Integer() },
+              { additionalProperties: false },
+            ),
+          },
         },
-      },
-      async (request) => request.body,
-    );
-    app.get('/test/boom', async () => {
-      throw new Error('database password is hunter2');
-    });
+        async (request) => request.body,
+      );
+      app.get('/test/boom', async () => {
+        throw new Error('database password is hunter2');
+      });
+    },
   },
+  emptyEachTest: false,
 });
 
 describe('error envelope', () => {

@@ -8,17 +8,20 @@ import { createRedisCache } from '../../src/cache/index.js';
 import { createDatabase } from '../../src/storage/database.js';
 import { createTestDeps } from '../support/app.js';
 import { createTestStorage } from '../support/database.js';
-import { useFileApp } from '../support/file-app.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
-const world = useFileApp({
-  routes: (app) => {
-    app.get('/test/boom', async () => {
-      throw new Error('boom');
-    });
+const world = useTestApps({
+  fileApp: {
+    routes: (app) => {
+      app.get('/test/boom', async () => {
+        throw new Error('boom');
+      });
+    },
+    // The app has answered one 500, so its error rate is above 0.
+    setUp: (app) => app.inject({ method: 'GET', url: '/test/boom' }),
   },
-  // The app has answered one 500, so its error rate is above 0.
-  setUp: (app) => app.inject({ method: 'GET', url: '/test/boom' }),
+  emptyEachTest: false,
 });
 
 describe('health', () => {
@@ -44,10 +47,10 @@ describe('health', () => {
   test('a flood of health and readiness probes shares one database ping a second', async () => {
     let pings = 0;
     const storage = {
-      ...world.storage.storage,
+      ...world.storage,
       ping: (timeoutMs?: number) => {
         pings += 1;
-        return world.storage.storage.ping(timeoutMs);
+        return world.storage.ping(timeoutMs);
       },
     };
     const localApp = await buildApp(createTestDeps({ storage }));
@@ -73,7 +76,7 @@ describe('health', () => {
 describe('health of the cache', () => {
   test('a configured Redis that does not answer reads as disconnected and degraded, not an error', async () => {
     const cache = createRedisCache('redis://127.0.0.1:1');
-    const localApp = await buildApp(createTestDeps({ storage: world.storage.storage, cache }));
+    const localApp = await buildApp(createTestDeps({ storage: world.storage, cache }));
     try {
       const res = await localApp.inject({ method: 'GET', url: '/api/health' });
       assert.equal(res.statusCode, 200);
@@ -92,7 +95,7 @@ describe('health of the cache', () => {
       return;
     }
     const cache = createRedisCache(url);
-    const localApp = await buildApp(createTestDeps({ storage: world.storage.storage, cache }));
+    const localApp = await buildApp(createTestDeps({ storage: world.storage, cache }));
     try {
       await waitFor(
         async () =>
@@ -121,7 +124,7 @@ describe('health when the database goes away', () => {
       t.diagnostic('PGlite run: checked the down case; the PostgreSQL run checks down and back');
       return;
     }
-    const target = new URL(world.storage.config.kind === 'postgres' ? world.storage.config.url : url);
+    const target = new URL(world.databaseConfig.kind === 'postgres' ? world.databaseConfig.url : url);
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
     const viaProxy = new URL(target);
     viaProxy.host = `127.0.0.1:${proxy.port}`;

@@ -14,7 +14,7 @@ import { randomAddress } from '../support/factories.js';
 import { rpcCall } from '../support/json-rpc.js';
 import { waitFor } from '../support/wait.js';
 
-/** DECISIONS §3b on approve: simulation before answering, failures in words, compute budget and price. */
+/** docs/BLINKS.md, Transactions that land, on approve: simulation before answering, failures in words, compute budget and price. */
 
 const SOL = 1_000_000_000n;
 const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';

@@ -10,7 +10,7 @@ import {
 } from '../../src/domain/live-feed/feed-event-names.js';
 import { chainEvents } from '../../src/storage/schema/index.js';
 import { openEventStream } from '../support/event-stream.js';
-import { useFileApp } from '../support/file-app.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
 const VAULT_A = createTestWallet().address;
@@ -19,15 +19,18 @@ const VAULT_B = createTestWallet().address;
 let baseUrl: string;
 let slot = 100;
 
-const world = useFileApp({
-  setUp: async (app) => {
-    baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+const world = useTestApps({
+  fileApp: {
+    setUp: async (app) => {
+      baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+    },
   },
+  emptyEachTest: false,
 });
 
 async function ingest(vault: string, name = 'VaultPaused'): Promise<number> {
   slot += 1;
-  const [row] = await world.storage.storage.db
+  const [row] = await world.storage.db
     .insert(chainEvents)
     .values({
       signature: `sig${slot}`,

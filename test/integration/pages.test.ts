@@ -4,19 +4,22 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createOverride, createVault, randomAddress } from '../support/factories.js';
-import { useFileApp } from '../support/file-app.js';
+import { useTestApps } from '../support/test-apps.js';
 
 let VAULT: string;
 let NONCE: string;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-const world = useFileApp({
+const world = useTestApps({
   env: { SOLANA_CLUSTER: 'testnet' },
-  setUp: async (_app, storage) => {
-    const vault = await createVault(storage.storage.db);
-    VAULT = vault.address;
-    NONCE = String((await createOverride(storage.storage.db, { vault })).nonce);
+  fileApp: {
+    setUp: async (_app, apps) => {
+      const vault = await createVault(apps.db);
+      VAULT = vault.address;
+      NONCE = String((await createOverride(apps.db, { vault })).nonce);
+    },
   },
+  emptyEachTest: false,
 });
 
 const directives = (csp: string) =>

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { createVaultkeeperClient, VaultkeeperError } from 'vaultkeeper/client';
 import type { VaultRow } from '../../src/storage/schema/index.js';
 import { createOverride, createTransaction, createVault, randomAddress } from '../support/factories.js';
-import { useFileApp } from '../support/file-app.js';
+import { useTestApps } from '../support/test-apps.js';
 
 const SOL = 1_000_000_000n;
 const HOUR = 3_600_000;
@@ -25,64 +25,67 @@ const preview = (address: string, payload: unknown) =>
     payload: payload as object,
   });
 
-const world = useFileApp({
+const world = useTestApps({
   clock: { now: () => new Date(NOW) },
-  setUp: async (_app, storage) => {
-    const db = storage.storage.db;
-    vault = await createVault(db, { dailyLimit: 10n * SOL });
-    const at = (hours: number) => new Date(T0 + hours * HOUR);
-    const add = async (
-      name: string,
-      hours: number,
-      destination: string,
-      sol: bigint,
-      status: 'executed' | 'blocked',
-      blockReason: string | null = null,
-    ) => {
-      const row = await createTransaction(db, {
+  fileApp: {
+    setUp: async (_app, apps) => {
+      const db = apps.db;
+      vault = await createVault(db, { dailyLimit: 10n * SOL });
+      const at = (hours: number) => new Date(T0 + hours * HOUR);
+      const add = async (
+        name: string,
+        hours: number,
+        destination: string,
+        sol: bigint,
+        status: 'executed' | 'blocked',
+        blockReason: string | null = null,
+      ) => {
+        const row = await createTransaction(db, {
+          vault,
+          timestamp: at(hours),
+          destination,
+          amount: sol * SOL,
+          status,
+          blockReason,
+        });
+        signatures[name] = row.signature!;
+      };
+      // Long before the period: never replayed.
+      await add('old', -24 * 40, A, 9n, 'executed');
+      // The period (hand-computed below): a 10 SOL limit, no whitelist.
+      await add('a', 0, A, 4n, 'executed');
+      await add('b', 1, B, 5n, 'executed');
+      await add('c', 2, A, 3n, 'blocked', 'exceeded_daily_limit');
+      const override = await createOverride(db, {
         vault,
-        timestamp: at(hours),
-        destination,
-        amount: sol * SOL,
-        status,
-        blockReason,
+        destination: A,
+        amount: 3n * SOL,
+        status: 'executed',
       });
-      signatures[name] = row.signature!;
-    };
-    // Long before the period: never replayed.
-    await add('old', -24 * 40, A, 9n, 'executed');
-    // The period (hand-computed below): a 10 SOL limit, no whitelist.
-    await add('a', 0, A, 4n, 'executed');
-    await add('b', 1, B, 5n, 'executed');
-    await add('c', 2, A, 3n, 'blocked', 'exceeded_daily_limit');
-    const override = await createOverride(db, {
-      vault,
-      destination: A,
-      amount: 3n * SOL,
-      status: 'executed',
-    });
-    const executedOverride = await createTransaction(db, {
-      vault,
-      override,
-      timestamp: at(3),
-      destination: A,
-      amount: 3n * SOL,
-      status: 'executed',
-    });
-    signatures.override = executedOverride.signature!;
-    await add('d', 24, B, 6n, 'executed');
-    await add('e', 26, C, 1n, 'blocked', 'insufficient_funds');
-    // A pending transfer (approved, not yet executed) is no attempt; another vault's rows are not this one's.
-    await createTransaction(db, {
-      vault,
-      timestamp: at(27),
-      destination: A,
-      amount: 50n * SOL,
-      status: 'pending',
-    });
-    const other = await createVault(db, { dailyLimit: 10n * SOL });
-    await createTransaction(db, { vault: other, timestamp: at(5), destination: A, amount: 9n * SOL });
+      const executedOverride = await createTransaction(db, {
+        vault,
+        override,
+        timestamp: at(3),
+        destination: A,
+        amount: 3n * SOL,
+        status: 'executed',
+      });
+      signatures.override = executedOverride.signature!;
+      await add('d', 24, B, 6n, 'executed');
+      await add('e', 26, C, 1n, 'blocked', 'insufficient_funds');
+      // A pending transfer (approved, not yet executed) is no attempt; another vault's rows are not this one's.
+      await createTransaction(db, {
+        vault,
+        timestamp: at(27),
+        destination: A,
+        amount: 50n * SOL,
+        status: 'pending',
+      });
+      const other = await createVault(db, { dailyLimit: 10n * SOL });
+      await createTransaction(db, { vault: other, timestamp: at(5), destination: A, amount: 9n * SOL });
+    },
   },
+  emptyEachTest: false,
 });
 
 describe('policy preview', () => {
@@ -213,7 +216,7 @@ describe('policy preview', () => {
   });
 
   test('at most 100 changes are listed, oldest first, and the summary counts them all', async () => {
-    const db = world.storage.storage.db;
+    const db = world.storage.db;
     const busy = await createVault(db, { dailyLimit: 1_000n * SOL });
     for (let i = 0; i < 130; i += 1) {
       await createTransaction(db, {

@@ -2,7 +2,7 @@
 // documents) also get the headers only a browsing context reads.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { useFileApp } from '../support/file-app.js';
+import { useTestApps } from '../support/test-apps.js';
 
 const EVERY_RESPONSE = {
   'content-security-policy': /default-src 'none'.*frame-ancestors 'none'/,
@@ -21,7 +21,7 @@ const DOCUMENT_ONLY = [
   'x-xss-protection',
 ];
 
-const world = useFileApp();
+const world = useTestApps({ fileApp: true, emptyEachTest: false });
 
 test('a JSON response carries the REST set and none of the headers only a document reads', async () => {
   for (const url of ['/api/vaults', '/api/vaults/11111111111111111111111111111111', '/api/nowhere']) {

@@ -69,11 +69,14 @@ export function createTestDeps(options: TestDepsOptions): AppDeps {
   });
 }
 
+/** An app on test dependencies; `routes` adds routes before it is ready. */
 export async function createTestApp(
   options: TestDepsOptions,
+  routes?: (app: FastifyInstance) => void,
 ): Promise<{ app: FastifyInstance; deps: AppDeps }> {
   const deps = createTestDeps(options);
   const app = await buildApp(deps);
+  routes?.(app);
   await app.ready();
   return { app, deps };
 }

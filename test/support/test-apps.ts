@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import type { AppDeps } from '../../src/app-deps.js';
 import type { Cache } from '../../src/cache/index.js';
+import type { DatabaseConfig } from '../../src/config.js';
 import type { Clock } from '../../src/lib/clock.js';
 import type { Database, Storage } from '../../src/storage/database.js';
 import { createTestApp, createTestCache, type LogCapture } from './app.js';
@@ -25,6 +26,14 @@ export interface TestAppOptions {
   logs?: LogCapture;
 }
 
+/** The file app's own set-up, for files that read what one app answers (documents, headers, health). */
+export interface FileAppOptions {
+  /** Extra routes, registered before the app is ready. */
+  routes?: (app: FastifyInstance) => void;
+  /** Runs once the app is ready, before the first test: the file's rows, requests whose traces it reads. */
+  setUp?: (app: FastifyInstance, apps: TestApps) => Promise<unknown>;
+}
+
 export interface TestAppsOptions extends TestAppOptions {
   /**
    * The fake validator for the whole file, as `chain`: every app's SOLANA_RPC_URL and SOLANA_WS_URL name it.
@@ -35,13 +44,17 @@ export interface TestAppsOptions extends TestAppOptions {
    * One app with the defaults for the whole file, as `app` and `deps`: started before the first test,
    * closed with its cache after the last. For files whose tests need no app of their own.
    */
-  fileApp?: boolean;
+  fileApp?: boolean | FileAppOptions;
+  /** Empty every table before each test (default true); false keeps what the file's set-up wrote. */
+  emptyEachTest?: boolean;
 }
 
 export interface TestApps {
   /** The file's storage (PGlite, or PostgreSQL when DATABASE_URL is set) and its Drizzle database. */
   readonly storage: Storage;
   readonly db: Database;
+  /** How the file's database was opened (PGlite directory, memory, or the PostgreSQL URL). */
+  readonly databaseConfig: DatabaseConfig;
   /** The file's fake validator (with `chain: true`). */
   readonly chain: FakeValidator;
   /** The file's app and its dependencies (with `fileApp: true`). */
@@ -56,7 +69,12 @@ export interface TestApps {
 }
 
 export function useTestApps(defaults: TestAppsOptions = {}): TestApps {
-  const { chain: withChain = false, fileApp: withFileApp = false, ...appDefaults } = defaults;
+  const {
+    chain: withChain = false,
+    fileApp: fileAppOptions = false,
+    emptyEachTest = true,
+    ...appDefaults
+  } = defaults;
   let storage: TestStorage | undefined;
   let chain: FakeValidator | undefined;
   let fileApp: TestApp | undefined;
@@ -66,19 +84,22 @@ export function useTestApps(defaults: TestAppsOptions = {}): TestApps {
     if (storage === undefined) throw new Error('useTestApps: the database opens in before()');
     return storage;
   };
-  const build = async (options: TestAppOptions): Promise<TestApp> => {
+  const build = async (options: TestAppOptions, routes?: FileAppOptions['routes']): Promise<TestApp> => {
     const clock = options.clock ?? appDefaults.clock;
     const logs = options.logs ?? appDefaults.logs;
     const chainEnv: Record<string, string> = chain
       ? { SOLANA_RPC_URL: chain.rpcUrl, SOLANA_WS_URL: chain.wsUrl }
       : {};
-    return createTestApp({
-      storage: opened().storage,
-      cache: options.cache ?? appDefaults.cache ?? createTestCache(),
-      env: { ...chainEnv, ...appDefaults.env, ...options.env },
-      ...(clock ? { clock } : {}),
-      ...(logs ? { logs } : {}),
-    });
+    return createTestApp(
+      {
+        storage: opened().storage,
+        cache: options.cache ?? appDefaults.cache ?? createTestCache(),
+        env: { ...chainEnv, ...appDefaults.env, ...options.env },
+        ...(clock ? { clock } : {}),
+        ...(logs ? { logs } : {}),
+      },
+      routes,
+    );
   };
 
   before(async () => {
@@ -86,7 +107,10 @@ export function useTestApps(defaults: TestAppsOptions = {}): TestApps {
       createTestStorage(),
       withChain ? startFakeValidator() : Promise.resolve(undefined),
     ]);
-    if (withFileApp) fileApp = await build({});
+    if (fileAppOptions === false) return;
+    const { routes, setUp } = fileAppOptions === true ? {} : fileAppOptions;
+    fileApp = await build({}, routes);
+    await setUp?.(fileApp.app, apps);
   });
   after(async () => {
     await fileApp?.app.close();
@@ -94,7 +118,7 @@ export function useTestApps(defaults: TestAppsOptions = {}): TestApps {
     await chain?.close();
     await storage?.close();
   });
-  beforeEach(() => opened().reset());
+  beforeEach(() => (emptyEachTest ? opened().reset() : undefined));
   afterEach(async () => {
     // Apps may share a cache: each is closed once, and never the file app's.
     const caches = new Set(running.map(({ deps }) => deps.cache));
@@ -107,12 +131,15 @@ export function useTestApps(defaults: TestAppsOptions = {}): TestApps {
     chain?.setPrioritizationFees([]);
   });
 
-  return {
+  const apps: TestApps = {
     get storage() {
       return opened().storage;
     },
     get db() {
       return opened().storage.db;
+    },
+    get databaseConfig() {
+      return opened().config;
     },
     get chain() {
       if (chain === undefined) throw new Error('useTestApps: the fake validator needs `chain: true`');
@@ -138,6 +165,7 @@ export function useTestApps(defaults: TestAppsOptions = {}): TestApps {
       return started;
     },
   };
+  return apps;
 }
 
 /** GET through app.inject: the status, the headers and the parsed JSON body. */

@@ -4,14 +4,16 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { startTcpProxy } from '../../dev/support/tcp-proxy.js';
 import { buildApp } from '../../src/app.js';
-import { createRedisCache } from '../../src/cache/index.js';
+import { createMemoryCache, createRedisCache } from '../../src/cache/index.js';
 import { createDatabase } from '../../src/storage/database.js';
 import { createTestDeps } from '../support/app.js';
 import { createTestStorage } from '../support/database.js';
 import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
+// The in-process cache: this file reads what health says of it ('in-memory'); the Redis cases build their own app.
 const world = useTestApps({
+  cache: createMemoryCache(),
   fileApp: {
     routes: (app) => {
       app.get('/test/boom', async () => {

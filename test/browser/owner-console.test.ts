@@ -5,6 +5,7 @@ import type { Address } from '@solana/kit';
 import type { Page } from 'playwright-core';
 import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { randomAddress } from '../../dev/validator/scenarios.js';
+import { waitFor } from '../support/wait.js';
 import {
   ARTIFACTS,
   blockWithOverride,
@@ -215,6 +216,10 @@ describe("owner's pending approvals page", () => {
     const second = await createFundedVault(world.stack, boss, { name: 'Infra' });
     const someoneElse = await createFundedVault(world.stack, createTestWallet());
     const n1 = await blockWithOverride(world.stack, first, 2n * SOL);
+    // Newest is by block time, in whole seconds (the fake's clock is the wall clock here): the second
+    // request's block comes in a later second than the first's.
+    const firstSecond = Math.floor(Date.now() / 1000);
+    await waitFor(() => Math.floor(Date.now() / 1000) > firstSecond, { intervalMs: 20 });
     const n2 = await blockWithOverride(world.stack, second, 3n * SOL);
     await blockWithOverride(world.stack, someoneElse, 4n * SOL);
 

@@ -14,13 +14,18 @@ const CLIENT_POOL = 2_000;
 const CLIENT_CHURN_PER_SECOND = 5;
 const startedAt = Date.now();
 
-/** One client's address: even indexes IPv4, odd ones an address in their own IPv6 /64. */
+/**
+ * One client's address: even indexes IPv4 (256 clients to a /24), odd ones in an IPv6 /48 of their own,
+ * a site each. The service shares some budgets by network (an IPv4 /24, an IPv6 /48): clients all in
+ * one /48 would be one network holding a tenth of the approval slots, not thousands far under budget.
+ */
 export function clientAddress(): string {
   const base = Math.floor((Date.now() - startedAt) / 1000) * CLIENT_CHURN_PER_SECOND;
   const i = base + Math.floor(Math.random() * CLIENT_POOL);
   if (i % 2 === 0) return `10.${(i >>> 16) & 255}.${(i >>> 8) & 255}.${i & 255}`;
   const host = Math.floor(Math.random() * 0xffff).toString(16);
-  return `2001:db8:${((i >>> 16) & 0xffff).toString(16)}:${(i & 0xffff).toString(16)}::${host}`;
+  const site = (0xdb8 + ((i >>> 16) & 0xff)).toString(16);
+  return `2001:${site}:${(i & 0xffff).toString(16)}::${host}`;
 }
 
 /** Requests by kind: answered as expected, or failed (with why). */

@@ -1,6 +1,6 @@
 // npm test: every *.test.ts under src/, dev/ and test/ through node's test runner (Node 20 has no --test globs).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -24,7 +24,9 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const tap = join(mkdtempSync(join(tmpdir(), 'vk-test-')), 'report.tap');
+// The run's directory: the TAP report, and the migrated database that memory databases start from.
+const runDir = mkdtempSync(join(tmpdir(), 'vk-test-'));
+const tap = join(runDir, 'report.tap');
 const result = spawnSync(
   process.execPath,
   [
@@ -44,12 +46,14 @@ const result = spawnSync(
     env: {
       ...process.env,
       NODE_ENV: 'test',
+      VK_TEST_RUN_DIR: runDir,
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --conditions=vaultkeeper-source`.trim(),
     },
   },
 );
 // One plain closing line that any CI reader understands.
 const report = readFileSync(tap, 'utf8');
+rmSync(runDir, { recursive: true, force: true });
 const count = (name) => Number(report.match(new RegExp(`^# ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
 console.log(
   `\ntests: ${count('pass')} passed, ${count('fail') + count('cancelled')} failed, ${count('skipped')} skipped`,

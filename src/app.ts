@@ -38,6 +38,7 @@ import { vaultRoutes } from './http/routes/vaults.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
 import { buildWebhookDocumentation } from './http/schemas/webhook-payloads.js';
+import { cachedSerializers } from './http/serializer-compiler.js';
 import { validatorCompiler } from './http/validator.js';
 import { deferredChildLogger } from './lib/logger.js';
 import { trustProxyOption } from './lib/trust-proxy.js';
@@ -81,6 +82,7 @@ export async function buildApp(
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     frameworkErrors: sendFrameworkError,
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onClose', () => services.close());

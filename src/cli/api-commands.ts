@@ -20,7 +20,8 @@ export interface ApiAccess {
   readonly apiKey: string;
 }
 
-const text = (values: Values, name: string) => {
+/** A string option's value (undefined when absent). */
+export const text = (values: Values, name: string) => {
   const value = values[name];
   return typeof value === 'string' ? value : undefined;
 };

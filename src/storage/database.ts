@@ -62,10 +62,11 @@ export const PGLITE_SETTINGS: Readonly<Record<string, string>> = {
   wal_buffers: '1MB',
 };
 
-function pgliteOptions(dataDir: string | undefined) {
+function pgliteOptions(dataDir: string | undefined, snapshot?: Blob) {
   const settings = Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
   return {
     ...(dataDir === undefined ? {} : { dataDir }),
+    ...(snapshot === undefined ? {} : { loadDataDir: snapshot }),
     // The smallest initial memory the PostgreSQL module accepts (128 MB); it grows on demand.
     initialMemory: 128 * 1024 * 1024,
     startParams: [...PGlite.defaultStartParams, ...settings],
@@ -114,8 +115,31 @@ async function openPglite(config: Exclude<DatabaseConfig, { kind: 'postgres' }>)
   });
 }
 
-async function openPgliteAt(dataDir: string | undefined, lock: DataDirLock | null): Promise<Storage> {
-  const client = await PGlite.create(pgliteOptions(dataDir));
+/**
+ * The data directory of a new, migrated memory database as an uncompressed tarball (PGlite's
+ * dumpDataDir): a memory database opened from it with openMemorySnapshot skips initdb and the migrations.
+ */
+export async function createMemorySnapshot(): Promise<Blob> {
+  const client = await PGlite.create(pgliteOptions(undefined));
+  try {
+    await migratePglite(drizzlePglite({ client, schema }) as never, { migrationsFolder: migrationsFolder() });
+    return await client.dumpDataDir('none');
+  } finally {
+    await client.close();
+  }
+}
+
+/** A memory database that starts as a copy of a snapshot (createMemorySnapshot); migrated at open like any other. */
+export function openMemorySnapshot(snapshot: Blob): Promise<Storage> {
+  return openPgliteAt(undefined, null, snapshot);
+}
+
+async function openPgliteAt(
+  dataDir: string | undefined,
+  lock: DataDirLock | null,
+  snapshot?: Blob,
+): Promise<Storage> {
+  const client = await PGlite.create(pgliteOptions(dataDir, snapshot));
   const db = drizzlePglite({ client, schema }) as unknown as Database;
   try {
     await migratePglite(db as never, { migrationsFolder: migrationsFolder() });

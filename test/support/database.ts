@@ -1,9 +1,16 @@
 // A real database per test file: in-memory PGlite, or a fresh PostgreSQL database when DATABASE_URL is set.
 import { randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type SQL, sql } from 'drizzle-orm';
 import pg from 'pg';
 import type { DatabaseConfig } from '../../src/config.js';
-import { createDatabase, type Storage } from '../../src/storage/database.js';
+import {
+  createDatabase,
+  createMemorySnapshot,
+  openMemorySnapshot,
+  type Storage,
+} from '../../src/storage/database.js';
 
 export interface TestStorage {
   readonly storage: Storage;
@@ -17,8 +24,8 @@ export async function createTestStorage(): Promise<TestStorage> {
   const url = process.env.DATABASE_URL;
   if (url === undefined || !/^postgres(ql)?:/.test(url)) {
     const config: DatabaseConfig = { kind: 'memory' };
-    const storage = await createDatabase(config);
-    return { storage, config, reset: () => truncateAll(storage), close: () => storage.close() };
+    const storage = await openMemoryDatabase();
+    return { storage, config, reset: () => emptyPglite(storage), close: () => storage.close() };
   }
   const name = `vk_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   await adminQuery(url, `create database ${name}`);
@@ -46,6 +53,45 @@ export async function adminQuery(url: string, text: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A memory database. Under the test runner (scripts/test.mjs names a directory for the run in
+ * VK_TEST_RUN_DIR) it starts from a snapshot of a migrated one, which the first file to need it writes:
+ * initdb and the migrations run once a run instead of once a file.
+ */
+async function openMemoryDatabase(): Promise<Storage> {
+  const runDir = process.env.VK_TEST_RUN_DIR;
+  if (runDir === undefined) return createDatabase({ kind: 'memory' });
+  const file = join(runDir, 'migrated-database.tar');
+  if (!existsSync(file)) {
+    // Files that start together may each write it; the rename makes whichever lands whole.
+    const partial = `${file}.${process.pid}`;
+    writeFileSync(partial, Buffer.from(await (await createMemorySnapshot()).arrayBuffer()));
+    renameSync(partial, file);
+  }
+  return openMemorySnapshot(new Blob([readFileSync(file)]));
+}
+
+/**
+ * Empties PGlite's tables with deletes and restarts its sequences, with triggers and foreign keys off
+ * for the transaction (PGlite's user is a superuser): a truncate makes new files for every table and
+ * index, several times slower on its in-memory file system.
+ */
+async function emptyPglite(storage: Storage): Promise<void> {
+  const [tables, sequences] = await Promise.all([
+    publicNames(storage, sql`select tablename as name from pg_tables where schemaname = 'public'`),
+    publicNames(storage, sql`select sequencename as name from pg_sequences where schemaname = 'public'`),
+  ]);
+  await storage.db.transaction(async (tx) => {
+    await tx.execute(sql`set local session_replication_role = replica`);
+    for (const name of tables) await tx.execute(sql.raw(`delete from "${name}"`));
+    for (const name of sequences) await tx.execute(sql.raw(`alter sequence "${name}" restart`));
+  });
+}
+
+async function publicNames(storage: Storage, query: SQL): Promise<string[]> {
+  return (await storage.rows<{ name: string }>(query)).map(({ name }) => name);
 }
 
 async function truncateAll(storage: Storage): Promise<void> {

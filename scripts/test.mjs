@@ -33,7 +33,7 @@ const result = spawnSync(
     '--import',
     'tsx',
     '--test',
-    `--test-concurrency=${browser ? 1 : 2}`,
+    `--test-concurrency=${browser ? 1 : 3}`,
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     '--test-reporter=tap',

@@ -50,7 +50,7 @@ async function withDeps<T>(work: (deps: ReturnType<typeof createAppDeps>) => Pro
   }
 }
 
-export async function doctor(out: Output): Promise<number> {
+export async function doctor(_: Values, out: Output): Promise<number> {
   const checks = await runDoctor();
   out.result({ ok: checks.every((c) => c.ok), checks });
   for (const c of checks) {
@@ -64,7 +64,7 @@ export async function doctor(out: Output): Promise<number> {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-export async function migrate(out: Output): Promise<number> {
+export async function migrate(_: Values, out: Output): Promise<number> {
   const loaded = config();
   const before = await readMigrationState(loaded.database).catch((error: unknown) => {
     if (error instanceof DataDirLockedError) throw new CliError(error.message, EXIT.failed, error.hint);

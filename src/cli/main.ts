@@ -16,7 +16,11 @@ function version(): string {
 
 type Handler = (values: Values, out: Output) => Promise<number>;
 
-const databaseCommands = () => import('./database-commands.js');
+/** A command on the service's database: its module (and the database's) loads when it runs. */
+const onDatabase =
+  (name: keyof typeof import('./database-commands.js')): Handler =>
+  async (values, out) =>
+    (await import('./database-commands.js'))[name](values, out);
 
 /** An owner's command through the API: it reads the API URL and key when it first needs them. */
 const throughApi =
@@ -48,17 +52,17 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
     await import('../main.js');
     return EXIT.ok;
   },
-  migrate: async (_, out) => (await databaseCommands()).migrate(out),
-  doctor: async (_, out) => (await databaseCommands()).doctor(out),
-  backfill: async (values, out) => (await databaseCommands()).backfill(values, out),
-  'metrics rebuild': async (values, out) => (await databaseCommands()).rebuildMetricsCommand(values, out),
-  'webhooks list': async (values, out) => (await databaseCommands()).listWebhooksCommand(values, out),
+  migrate: onDatabase('migrate'),
+  doctor: onDatabase('doctor'),
+  backfill: onDatabase('backfill'),
+  'metrics rebuild': onDatabase('rebuildMetricsCommand'),
+  'webhooks list': onDatabase('listWebhooksCommand'),
   'webhooks create': throughApi('createWebhookCommand'),
   'webhooks test': throughApi('testWebhookCommand'),
   'webhooks delete': throughApi('deleteWebhookCommand'),
   'webhooks recover': throughApi('recoverWebhookCommand'),
-  'deliveries list': async (values, out) => (await databaseCommands()).listDeliveriesCommand(values, out),
-  'deliveries retry': async (values, out) => (await databaseCommands()).retryDeliveriesCommand(values, out),
+  'deliveries list': onDatabase('listDeliveriesCommand'),
+  'deliveries retry': onDatabase('retryDeliveriesCommand'),
   listen,
   mcp: async (values) => {
     const { parseMcpUrl, runMcp } = await import('./mcp.js');

@@ -80,7 +80,7 @@ async function openMemoryDatabase(): Promise<Storage> {
  */
 async function emptyPglite(storage: Storage): Promise<void> {
   const [tables, sequences] = await Promise.all([
-    publicNames(storage, sql`select tablename as name from pg_tables where schemaname = 'public'`),
+    publicTables(storage),
     publicNames(storage, sql`select sequencename as name from pg_sequences where schemaname = 'public'`),
   ]);
   await storage.db.transaction(async (tx) => {
@@ -94,12 +94,13 @@ async function publicNames(storage: Storage, query: SQL): Promise<string[]> {
   return (await storage.rows<{ name: string }>(query)).map(({ name }) => name);
 }
 
+const publicTables = (storage: Storage) =>
+  publicNames(storage, sql`select tablename as name from pg_tables where schemaname = 'public'`);
+
 async function truncateAll(storage: Storage): Promise<void> {
-  const tables = await storage.rows<{ name: string }>(
-    sql`select tablename as name from pg_tables where schemaname = 'public'`,
-  );
+  const tables = await publicTables(storage);
   if (tables.length === 0) return;
   await storage.db.execute(
-    sql.raw(`truncate ${tables.map((t) => `"${t.name}"`).join(', ')} restart identity cascade`),
+    sql.raw(`truncate ${tables.map((name) => `"${name}"`).join(', ')} restart identity cascade`),
   );
 }

@@ -1,11 +1,16 @@
-// Policy what-if benchmark: POST /api/vaults/:address/policy-preview for a vault with 10 000 transfer
+// Policy preview benchmark: POST /api/vaults/:address/policy-preview for a vault with 10 000 transfer
 // attempts in the last 90 days, replayed over the whole 90 days. Target: under 100 ms a request.
+// Then the policy preview under load (--phase load): a vault with 20 000 attempts in 90 days, 8 and then 16
+// client addresses each sending a preview (a new proposal each time) every 2 s, within their budget,
+// while another client reads the vault's transactions every 100 ms. Target: that reader's p95 under
+// 100 ms.
 // The service runs in this process as users start it (the embedded database by default, or PostgreSQL
 // with --postgres; rate limits on, TRUST_PROXY=1, each request from a client address of a pool sized to
 // the analytics budget). It measures twice: with only this vault's rows, then after 200 000 rows of 40
 // other vaults, to show the cost follows the vault's attempts, not the table. CPU per request is this
 // process's (the app and, embedded, the database itself).
 //   npx tsx bench/policy-preview.bench.ts [--requests 100] [--attempts 10000] [--postgres]
+//     [--phase all|sequential|load] [--seconds 20] [--senders 8,16]
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -21,12 +26,16 @@ import { createDisconnectedChainStatus } from '../src/domain/health/chain-status
 import { createDatabase, type Storage } from '../src/storage/database.js';
 import { adminQuery } from '../test/support/database.js';
 import { clientPool, fromClient } from './support/client-pool.js';
+import { runPreviewLoad } from './support/preview-load.js';
 
 const { values: args } = parseArgs({
   options: {
     requests: { type: 'string', default: '100' },
     attempts: { type: 'string', default: '10000' },
     postgres: { type: 'boolean', default: false },
+    phase: { type: 'string', default: 'all' },
+    seconds: { type: 'string', default: '20' },
+    senders: { type: 'string', default: '8,16' },
   },
 });
 const REQUESTS = Number(args.requests);
@@ -34,6 +43,7 @@ const ATTEMPTS = Number(args.attempts);
 const OTHER_VAULTS = 40;
 const OTHER_ROWS = 200_000;
 const TARGET_MS = 100;
+const LOAD_ATTEMPTS = 20_000;
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DATABASE = `vk_bench_preview_${process.pid}`;
 const DAY = 86_400_000;
@@ -127,6 +137,46 @@ async function openDatabase(): Promise<{ env: Record<string, string>; cleanup: (
   return { env: { DATA_DIR: dir }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** The policy preview load: the reader alone, then beside each number of senders. True when the target is met. */
+async function underLoad(baseUrl: string, storage: Storage, now: Date): Promise<boolean> {
+  const vault = await insertVault(storage);
+  await seedAttempts(storage, vault.id, LOAD_ATTEMPTS, 1_000_000, now);
+  await storage.db.execute(sql`analyze transactions`);
+  const seconds = Number(args.seconds);
+  const base = {
+    baseUrl,
+    vault: vault.address,
+    intervalMs: 2000,
+    readEveryMs: 100,
+    // Each preview a different limit over the whole 90 days: no two ask the same question.
+    body: () => ({
+      dailyLimit: String(1_000_000_000 + Math.floor(Math.random() * 4_000_000_000)),
+      since: new Date(Date.now() - 90 * DAY).toISOString(),
+    }),
+  };
+  const quiet = await runPreviewLoad({ ...base, senders: 0, seconds: Math.min(seconds, 10) });
+  const cpuPerRead = quiet.cpuMs / Math.max(1, quiet.reads);
+  log(
+    `load: vault of ${LOAD_ATTEMPTS} attempts in 90 days; load average ${loadavg()[0]!.toFixed(2)}\n` +
+      `  reader alone:  ${quiet.reads} reads, p50 ${quiet.readP50.toFixed(1)} ms, p95 ${quiet.readP95.toFixed(1)} ms, ` +
+      `${cpuPerRead.toFixed(2)} ms CPU/read`,
+  );
+  let met = true;
+  for (const senders of args.senders.split(',').map(Number)) {
+    const f = await runPreviewLoad({ ...base, senders, seconds });
+    const previewCpu = (f.cpuMs - f.reads * cpuPerRead) / Math.max(1, f.previews);
+    const ok = f.readP95 < TARGET_MS && f.readProblems === 0;
+    met &&= ok;
+    log(
+      `  ${String(senders).padStart(2)} senders:   ${f.reads} reads, p50 ${f.readP50.toFixed(1)} ms, ` +
+        `p95 ${f.readP95.toFixed(1)} ms, ${f.readProblems} problems; ${f.previews} previews ` +
+        `${JSON.stringify(f.previewStatuses)}, p50 ${f.previewP50.toFixed(1)} ms, p95 ${f.previewP95.toFixed(1)} ms, ` +
+        `${previewCpu.toFixed(1)} ms CPU/preview (target read p95 < ${TARGET_MS} ms: ${ok ? 'met' : 'MISSED'})`,
+    );
+  }
+  return met;
+}
+
 async function main() {
   const database = await openDatabase();
   const config = loadConfig({
@@ -148,6 +198,8 @@ async function main() {
   });
   let failed = false;
   try {
+    if (args.phase !== 'sequential') failed ||= !(await underLoad(baseUrl, storage, now));
+    if (args.phase === 'load') return;
     const vault = await insertVault(storage);
     await seedAttempts(storage, vault.id, ATTEMPTS, 0, now);
     await storage.db.execute(sql`analyze transactions`);

@@ -1,6 +1,15 @@
 #!/usr/bin/env node
-// `npx vaultkeeper …` (README, Operator CLI): the compiled CLI, compiled first in a checkout when stale.
-import { pathToFileURL } from 'node:url';
-import { ensureBuilt } from '../scripts/ensure-built.mjs';
+// `vaultkeeper …` (docs/CLI.md). Installed from the npm package, it runs the compiled CLI the
+// tarball ships (dist/); in a checkout, it compiles dist/ first when it is missing or stale.
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { stopWhenNpmShellEnds } from './npm-shell-watch.mjs';
 
-await import(pathToFileURL(ensureBuilt('dist/cli/main.js')).href);
+stopWhenNpmShellEnds();
+
+// Only a checkout has the sources (and scripts/); the published package ships dist/ as built.
+const checkout = existsSync(new URL('../src/cli/main.ts', import.meta.url));
+const entry = checkout
+  ? (await import('../scripts/ensure-built.mjs')).ensureBuilt('dist/cli/main.js')
+  : fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+await import(pathToFileURL(entry).href);

@@ -73,9 +73,9 @@ export function renderTable(): string {
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Markdown as `npm run format` (Biome) lays it out, so the committed file passes lint as generated. */
-function formatMarkdown(text: string): string {
+export function formatMarkdown(text: string, path = 'docs/CONFIGURATION.md'): string {
   const biome = resolve(root, 'node_modules/.bin/biome');
-  const run = spawnSync(biome, ['format', '--stdin-file-path=docs/CONFIGURATION.md'], {
+  const run = spawnSync(biome, ['format', `--stdin-file-path=${path}`], {
     cwd: root,
     input: text,
     encoding: 'utf8',

@@ -20,7 +20,16 @@ const newest = (dir) =>
 const stale = (target, sources) =>
   !existsSync(target) || (existsSync(sources) && statSync(target).mtimeMs < newest(sources));
 
+let announced = false;
+
 function run(command, args) {
+  // The build prints nothing while it works, for a minute or more on a slow machine: say so first.
+  if (!announced) {
+    process.stderr.write(
+      'building the packages and the service (first start only; it prints nothing for a minute or so)…\n',
+    );
+    announced = true;
+  }
   const build = spawnSync(command, args, { cwd: root, stdio: ['ignore', 2, 2] });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }

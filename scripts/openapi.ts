@@ -2,38 +2,15 @@
 // committed document differs from what the code generates (CI's drift check); `--validate` exits 1
 // when the generated document is not a valid OpenAPI 3.1 document (see openapi-validation.ts).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { buildApp } from '../src/app.js';
-import { createAppDeps } from '../src/app-deps.js';
-import { loadConfig } from '../src/config.js';
-import { createDisconnectedChainStatus } from '../src/domain/health/chain-status.js';
-import { createDatabase } from '../src/storage/database.js';
+import { resolve } from 'node:path';
+import { root, runWithDocsApp } from './docs-app.js';
 import { openApiProblems } from './openapi-validation.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const target = resolve(root, 'docs/openapi.json');
 
 /** The document as the code generates it, independent of the caller's environment. */
-async function generate(): Promise<string> {
-  const { version } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string };
-  const config = loadConfig({
-    DATABASE_URL: 'memory://',
-    LOG_LEVEL: 'silent',
-    PUBLIC_BASE_URL: 'http://localhost:3000',
-    npm_package_version: version,
-  });
-  const storage = await createDatabase(config.database);
-  const deps = createAppDeps({ config, storage, chainStatus: createDisconnectedChainStatus(config.cluster) });
-  const app = await buildApp(deps);
-  try {
-    await app.ready();
-    return `${JSON.stringify(app.swagger(), null, 2)}\n`;
-  } finally {
-    await app.close();
-    await storage.close();
-  }
-}
+const generate = (): Promise<string> =>
+  runWithDocsApp((app) => `${JSON.stringify(app.swagger(), null, 2)}\n`);
 
 function firstDifference(a: string, b: string): string {
   const left = a.split('\n');

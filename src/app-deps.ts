@@ -4,6 +4,7 @@ import { createMemoryCache } from './cache/memory-cache.js';
 import type { SolanaRpc } from './chain/rpc.js';
 import { createFailoverSolanaRpc, createRpcEndpoints, type RpcEndpoints } from './chain/rpc-endpoints.js';
 import type { Config } from './config.js';
+import type { DemoGuard } from './domain/demo/demo-guard.js';
 import type { ChainStatusSource } from './domain/health/chain-status.js';
 import { createDatabaseChainStatus } from './domain/health/chain-status-store.js';
 import type { ConfirmationMailer } from './domain/webhooks/confirmations.js';
@@ -36,6 +37,8 @@ export interface AppDeps {
   readonly confirmationMailer: ConfirmationMailer | null;
   /** What this process's roles are doing now (readiness and per-role metrics). */
   readonly roleStatus: RoleStatus;
+  /** DEMO_MODE: the guard that checked the ledger at start (services make one when none is given). */
+  readonly demoGuard?: DemoGuard | null;
 }
 
 /** The configured RPC endpoints and a client that fails over across them. */

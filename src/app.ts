@@ -8,21 +8,28 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Logger } from 'pino';
 import type { AppDeps } from './app-deps.js';
 import { ApiKey } from './domain/api-keys/api-key-resource.js';
+import { AuditEntry } from './domain/audit/audit-entry.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { finishOpenApiDocument } from './http/openapi-document.js';
+import { auditTrailPlugin } from './http/plugins/audit-trail.js';
 import { clientKeyPlugin } from './http/plugins/client-key.js';
+import { hostHeaderPlugin } from './http/plugins/host-header.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
+import { routeScopePlugin } from './http/plugins/route-scope.js';
 import { createClientErrorHandler, securityPlugin, sendFrameworkError } from './http/plugins/security.js';
 import { walletAuthPlugin } from './http/plugins/wallet-auth.js';
 import { routeConfigOf } from './http/route-config.js';
 import { actionsRoutes } from './http/routes/actions.routes.js';
+import { agentTransferRoutes } from './http/routes/agent-transfers.routes.js';
 import { alertRoutes } from './http/routes/alerts.routes.js';
 import { analyticsRoutes } from './http/routes/analytics.routes.js';
 import { apiKeyRoutes } from './http/routes/api-keys.routes.js';
 import { approvalRoutes } from './http/routes/approvals.routes.js';
+import { auditRoutes } from './http/routes/audit.routes.js';
 import { authRoutes } from './http/routes/auth.routes.js';
 import { budgetRoutes } from './http/routes/budget.routes.js';
 import { demoRoutes } from './http/routes/demo.routes.js';
+import { exportRoutes } from './http/routes/exports.routes.js';
 import { healthRoutes } from './http/routes/health.routes.js';
 import { liveFeedRoutes } from './http/routes/live-feed.routes.js';
 import { mcpRoutes } from './http/routes/mcp.routes.js';
@@ -90,12 +97,14 @@ export async function buildApp(
   app.setValidatorCompiler(validatorCompiler);
   app.addSchema(ErrorEnvelope);
   app.addSchema(ApiKey);
+  app.addSchema(AuditEntry);
   app.addSchema(TransactionPreview);
   registerJsonBodies(app);
   registerErrorHandling(app);
   registerRequestAccounting(app, deps);
   await app.register(clientKeyPlugin, { ipv6Prefix: deps.config.clientIpv6Prefix });
   await app.register(securityPlugin, { docsPrefix: DOCS_PREFIX });
+  await app.register(hostHeaderPlugin);
   const inProcess = createInProcessCalls();
   await app.register(rateLimitPlugin, {
     deps,
@@ -136,6 +145,8 @@ export async function buildApp(
   });
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: false });
 
+  await app.register(routeScopePlugin, { resolver: services.keyVaults });
+  await app.register(auditTrailPlugin, { audit: services.audit, resolver: services.keyVaults });
   await app.register(walletAuthPlugin, { walletAuth: services.walletAuth, apiKeys: services.apiKeys });
   await registerRoutes(app, deps, services);
   await registerMcp(app, deps, inProcess);
@@ -159,6 +170,7 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Ser
   });
   await app.register(vaultRoutes, { vaults: services.vaults });
   await app.register(budgetRoutes, { budget: services.budget });
+  await app.register(agentTransferRoutes, { agentTransfers: services.agentTransfers });
   await app.register(policyPreviewRoutes, { policyPreview: services.policyPreview });
   await app.register(approvalRoutes, { approvals: services.approvals });
   await app.register(vaultWriteRoutes, { vaultWrites: services.vaultWrites });
@@ -167,9 +179,13 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps, services: Ser
   await app.register(transactionRoutes, { transactions: services.transactions });
   await app.register(overrideRoutes, { overrides: services.overrides, actions: services.actions });
   await app.register(analyticsRoutes, { analytics: services.analytics });
+  await app.register(exportRoutes, { exports: services.exports });
   await app.register(webhookRoutes, { webhooks: services.webhooks, deliveries: services.deliveries });
   await app.register(apiKeyRoutes, { apiKeys: services.apiKeys });
-  if (services.demoWallet !== null) await app.register(demoRoutes, { wallet: services.demoWallet });
+  await app.register(auditRoutes, { audit: services.audit });
+  if (services.demoWallet !== null && services.demoGuard !== null) {
+    await app.register(demoRoutes, { wallet: services.demoWallet, guard: services.demoGuard });
+  }
   await app.register(pagesRoutes, {
     cluster: deps.config.cluster,
     demoRpcUrl: services.demoWallet?.rpcUrl ?? null,

@@ -93,7 +93,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, VariableDoc>> = {
   DATABASE_POOL_SIZE: {
     group: STORAGE,
     meaning:
-      "PostgreSQL connections each process opens at most (4 or more: the ingestor lock and the delivery listener may each hold one); keep instances × this under the server's `max_connections`. On a small machine that also runs PostgreSQL, fewer can serve more: on the 2-core benchmark machine, 6 served about 10 % more uncached list reads than 10",
+      "PostgreSQL connections each process opens at most (4 or more: the ingestor lock and the delivery listener may each hold one); keep instances × this under the server's `max_connections`. On a small machine that also runs PostgreSQL, fewer can serve more: on the 2-core benchmark machine, 6 served about 10 % more uncached list reads than 10. When all are busy a request waits up to 30 s for one: a burst queues rather than failing",
   },
   REDIS_URL: {
     group: STORAGE,
@@ -116,6 +116,22 @@ export const CONFIG_VARIABLES: Readonly<Record<string, VariableDoc>> = {
     default: 'derived from each RPC URL',
     meaning:
       'PubSub endpoints paired with the RPC URLs by position (a missing one is derived, port + 1 when the RPC URL names a port)',
+  },
+  SOLANA_GRPC_URL: {
+    group: CHAIN,
+    default: 'unset: the WebSocket log subscription is the live source',
+    meaning:
+      "a Yellowstone (Dragon's Mouth) gRPC endpoint, e.g. Helius LaserStream, Triton or QuickNode: the live source, with replay from a slot after a reconnect ([gRPC source](OPERATIONS.md#grpc-source)). Only scheme and host are ever logged",
+  },
+  SOLANA_GRPC_TOKEN: {
+    group: CHAIN,
+    default: 'unset: no token sent',
+    meaning: "the provider's access token, sent as the `x-token` metadata; never logged",
+  },
+  GRPC_FALLBACK_MS: {
+    group: CHAIN,
+    meaning:
+      'how long the gRPC stream may stay unreachable before the WebSocket source takes over (until the stream is back)',
   },
   VAULT_PROGRAM_ID: { group: CHAIN, accepts: 'a base58 32-byte address', meaning: 'the vault program' },
   BACKFILL: {
@@ -144,10 +160,15 @@ export const CONFIG_VARIABLES: Readonly<Record<string, VariableDoc>> = {
     group: LIMITS,
     meaning: 'how old a signed authentication message may be ([AUTH.md](AUTH.md))',
   },
+  AUDIT_RETENTION_DAYS: {
+    group: LIMITS,
+    meaning:
+      "audit entries older than this many days are deleted by the worker role's cleanup job; nothing else removes one ([AUDIT.md](AUDIT.md#retention))",
+  },
   AUTH_REQUIRE_REQUEST_BINDING: {
     group: LIMITS,
     meaning:
-      '`true` refuses signed messages that do not name their request ([binding](AUTH.md#binding-a-signature-to-its-request)); set it once your clients bind',
+      '`true` refuses wallet signatures whose message does not name its request ([binding](AUTH.md#binding-a-signature-to-its-request)); `false` is a compatibility switch for clients that sign only the two unbound lines, and logs a warning at start',
   },
   RATE_LIMIT_ENABLED: {
     group: LIMITS,
@@ -168,6 +189,21 @@ export const CONFIG_VARIABLES: Readonly<Record<string, VariableDoc>> = {
     group: LIMITS,
     meaning:
       'approve previews and approve transactions this process reads, simulates and prices at once, all clients together; one client address holds at most 2 (same section)',
+  },
+  APPROVAL_WAITS_PER_CLIENT: {
+    group: LIMITS,
+    meaning:
+      'approval waits (`GET …/approvals/:signature?waitMs=`, MCP `wait_for_approval`) one client address holds at once; one more is 429 ([held waits](AGENTS.md#how-many-waits-are-held))',
+  },
+  APPROVAL_WAITS_PER_NETWORK: {
+    group: LIMITS,
+    meaning:
+      'approval waits one network (an IPv4 /24, an IPv6 /48) holds at once, all its addresses together (at least `APPROVAL_WAITS_PER_CLIENT`); one more is 429',
+  },
+  APPROVAL_WAITS_MAX: {
+    group: LIMITS,
+    meaning:
+      'approval waits this process holds at once, all clients together; one more is 503, and the last tenth is kept for networks holding fewer than `APPROVAL_WAITS_PER_CLIENT`',
   },
   ACTIONS_STATE_SECRET: {
     group: BLINKS,
@@ -227,7 +263,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, VariableDoc>> = {
   DEMO_MODE: {
     group: DEMO,
     meaning:
-      '`true` only for `npm run demo`: the approval page offers an in-page demo wallet that signs with `DEMO_OWNER_KEYPAIR` ([the demo](../CONTRIBUTING.md#demo-without-a-cluster)); needs that file; refused unless every RPC endpoint serves a local ledger (its genesis hash is none of mainnet-beta, devnet or testnet), listens on `127.0.0.1` only and gives the demo wallet only to a loopback `Host` ([demo mode](OPERATIONS.md#demo-mode-cannot-run-against-a-real-cluster)). Leave it unset in a deployment',
+      '`true` only for `npm run demo`: the approval page offers an in-page demo wallet that signs with `DEMO_OWNER_KEYPAIR` ([the demo](../CONTRIBUTING.md#demo-without-a-cluster)); needs that file; refused unless every RPC endpoint is on a loopback host and serves a local ledger (its genesis hash is none of mainnet-beta, devnet or testnet; asked again on every reconnect, and a changed one switches the demo wallet off), listens on `127.0.0.1` only and gives the demo wallet only to a loopback `Host` ([demo mode](OPERATIONS.md#demo-mode-cannot-run-against-a-real-cluster)). Leave it unset in a deployment',
   },
   DEMO_OWNER_KEYPAIR: {
     group: DEMO,

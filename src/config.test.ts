@@ -20,6 +20,7 @@ describe('loadConfig', () => {
     assert.deepEqual(config.roles, ['api', 'ingestor', 'worker']);
     assert.equal(config.trustProxy, false);
     assert.equal(config.authMaxAgeSeconds, 300);
+    assert.equal(config.authRequireRequestBinding, true);
     assert.equal(config.webhookAllowPrivateUrls, false);
     assert.deepEqual(config.webhookRetrySchedule, [5, 300, 1800, 7200, 18000, 36000, 36000]);
     assert.equal(config.webhookTimeoutMs, 10_000);
@@ -232,6 +233,23 @@ describe('loadConfig', () => {
     assert.deepEqual(warnings({ HOST: '0.0.0.0', TRUST_PROXY: '10.0.0.0/8' }), []);
     assert.deepEqual(warnings({ HOST: '127.0.0.1', TRUST_PROXY: '1' }), []);
     assert.deepEqual(warnings({ HOST: '0.0.0.0' }), []);
+  });
+
+  test('warns when AUTH_REQUIRE_REQUEST_BINDING=false accepts unbound signatures', () => {
+    const warnings = (env: Record<string, string>) =>
+      configWarnings(loadConfig({ DATABASE_URL: 'memory://', HOST: '127.0.0.1', ...env }));
+    const [warning, ...rest] = warnings({
+      AUTH_REQUIRE_REQUEST_BINDING: 'false',
+      AUTH_MAX_AGE_SECONDS: '120',
+    });
+    assert.equal(rest.length, 0);
+    assert.match(
+      warning ?? '',
+      /^AUTH_REQUIRE_REQUEST_BINDING=false accepts wallet signatures that do not name/,
+    );
+    assert.match(warning ?? '', /any one request of that wallet for 120 s/);
+    assert.deepEqual(warnings({}), []);
+    assert.deepEqual(warnings({ AUTH_REQUIRE_REQUEST_BINDING: 'true' }), []);
   });
 
   test('METRICS_TOKEN is kept when long enough, refused when short or with spaces', () => {

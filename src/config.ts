@@ -1,4 +1,5 @@
 // The only reader of process.env: parse once, report every bad variable together, freeze.
+import { readFileSync } from 'node:fs';
 import { isAddress } from '@solana/kit';
 import { DEFAULT_CLIENT_IPV6_PREFIX } from './lib/client-key.js';
 import {
@@ -27,6 +28,14 @@ export type Role = (typeof ROLE_NAMES)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/**
+ * The service's version, from its own package.json (one level up from src/ and from dist/): not npm's
+ * npm_package_version, which under `npx vaultkeeper` names the project it runs in.
+ */
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
 export const DEFAULT_PROGRAM_ID = 'ET9WDoFE2bf4bSmciLL7q7sKdeSYeNkWbNMHbAMBu2ZJ';
 
 const CLUSTER_RPC: Record<SolanaCluster, string> = {
@@ -53,6 +62,8 @@ export interface Config {
   /** SOLANA_RPC_URL / SOLANA_WS_URL as comma-separated lists, paired by position, in order of preference. */
   readonly rpcEndpoints: readonly { readonly rpcUrl: string; readonly wsUrl: string }[];
   readonly programId: string;
+  /** SOLANA_GRPC_URL (+ _TOKEN, GRPC_FALLBACK_MS): a Yellowstone gRPC stream as the live source; null = WebSocket. */
+  readonly grpc: GrpcConfig | null;
   readonly publicBaseUrl: string;
   readonly roles: readonly Role[];
   /** TRUST_PROXY: false, true (every hop), a hop count, or the proxies' addresses/CIDRs (Fastify trustProxy). */
@@ -62,7 +73,7 @@ export interface Config {
   /** CLIENT_IPV6_PREFIX: IPv6 clients are counted (rate limits, stream caps) by their subnet of this many bits. */
   readonly clientIpv6Prefix: number;
   readonly authMaxAgeSeconds: number;
-  /** AUTH_REQUIRE_REQUEST_BINDING: refuse signed messages that do not name their request (default false). */
+  /** AUTH_REQUIRE_REQUEST_BINDING: refuse signed messages that do not name their request (default true). */
   readonly authRequireRequestBinding: boolean;
   /** REQUEST_BODY_TIMEOUT_MS: a request (headers and body) not received in full within this gets 408. */
   readonly requestBodyTimeoutMs: number;
@@ -72,6 +83,10 @@ export interface Config {
   readonly approvalMaxConfirms: number;
   /** APPROVAL_MAX_SIMULATIONS: approve previews and transactions this process simulates at once, all clients together. */
   readonly approvalMaxSimulations: number;
+  /** APPROVAL_WAITS_PER_CLIENT / _PER_NETWORK / _MAX: approval waits held at once (docs/AGENTS.md). */
+  readonly approvalWaits: { readonly perClient: number; readonly perNetwork: number; readonly total: number };
+  /** AUDIT_RETENTION_DAYS: audit entries older than this are pruned (docs/AUDIT.md). */
+  readonly auditRetentionDays: number;
   readonly webhookAllowPrivateUrls: boolean;
   readonly webhookRetrySchedule: readonly number[];
   readonly webhookTimeoutMs: number;
@@ -126,6 +141,14 @@ export class ConfigError extends Error {
  * Parses the environment; throws ConfigError naming every bad variable at once. `shapes`, when given,
  * collects how each variable is read (for the generated configuration table).
  */
+export interface GrpcConfig {
+  readonly url: string;
+  /** Sent as the `x-token` metadata; never logged. */
+  readonly token: string | null;
+  /** How long the stream may stay unreachable before the WebSocket source takes over. */
+  readonly fallbackMs: number;
+}
+
 export function loadConfig(env: Env = process.env, shapes?: VariableShape[]): Config {
   const problems: string[] = [];
   const { read, text, int, bool, oneOf, url } = createEnvReader(env, problems, shapes);
@@ -143,6 +166,9 @@ export function loadConfig(env: Env = process.env, shapes?: VariableShape[]): Co
   const { rpcUrl, wsUrl } = rpcEndpoints[0]!;
   const programId = text('VAULT_PROGRAM_ID', DEFAULT_PROGRAM_ID);
   if (!isAddress(programId)) problems.push('VAULT_PROGRAM_ID must be a base58 32-byte address');
+  const grpcUrl = url('SOLANA_GRPC_URL', ['http:', 'https:']) ?? null;
+  const grpcToken = read('SOLANA_GRPC_TOKEN') ?? null;
+  const grpcFallbackMs = int('GRPC_FALLBACK_MS', 10_000, 100, 600_000);
   const publicBaseUrl = (url('PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(
     /\/+$/,
     '',
@@ -166,17 +192,24 @@ export function loadConfig(env: Env = process.env, shapes?: VariableShape[]): Co
     wsUrl,
     rpcEndpoints,
     programId,
+    grpc: grpcUrl === null ? null : { url: grpcUrl, token: grpcToken, fallbackMs: grpcFallbackMs },
     publicBaseUrl,
     roles,
     trustProxy: parseTrustProxy(read('TRUST_PROXY'), problems),
     metricsToken: parseMetricsToken(read('METRICS_TOKEN'), problems),
     clientIpv6Prefix: int('CLIENT_IPV6_PREFIX', DEFAULT_CLIENT_IPV6_PREFIX, 1, 128),
     authMaxAgeSeconds: int('AUTH_MAX_AGE_SECONDS', 300, 1, 86_400),
-    authRequireRequestBinding: bool('AUTH_REQUIRE_REQUEST_BINDING', false),
+    authRequireRequestBinding: bool('AUTH_REQUIRE_REQUEST_BINDING', true),
     requestBodyTimeoutMs: int('REQUEST_BODY_TIMEOUT_MS', 30_000, 50, 600_000),
     sseMaxStreams: int('SSE_MAX_STREAMS', 1_000, 1, 100_000),
     approvalMaxConfirms: int('APPROVAL_MAX_CONFIRMS', 32, 1, 10_000),
     approvalMaxSimulations: int('APPROVAL_MAX_SIMULATIONS', 16, 1, 10_000),
+    approvalWaits: {
+      perClient: int('APPROVAL_WAITS_PER_CLIENT', 20, 1, 10_000),
+      perNetwork: int('APPROVAL_WAITS_PER_NETWORK', 100, 1, 100_000),
+      total: int('APPROVAL_WAITS_MAX', 1_000, 1, 100_000),
+    },
+    auditRetentionDays: int('AUDIT_RETENTION_DAYS', 400, 1, 36_500),
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     webhookRetrySchedule: schedule,
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
@@ -204,7 +237,7 @@ export function loadConfig(env: Env = process.env, shapes?: VariableShape[]): Co
       idleSeconds: int('LIVE_ACCOUNTS_IDLE_SECONDS', 600, 1, 86_400),
     },
     demo: parseDemo({ on: demoMode, keypairFile: read('DEMO_OWNER_KEYPAIR'), cluster, host }, problems),
-    version: text('npm_package_version', '0.1.0'),
+    version: PACKAGE_VERSION,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
@@ -251,6 +284,13 @@ export function configWarnings(config: Config): string[] {
       `TRUST_PROXY=${trustProxy} believes X-Forwarded-For from any peer, and HOST=${host} lets peers other ` +
         'than the proxy connect: a client reaching this port directly picks its own address (rate limits, ' +
         "stream caps). Set TRUST_PROXY to the proxies' addresses or CIDRs, or HOST to the address only the proxy reaches",
+    );
+  }
+  if (!config.authRequireRequestBinding) {
+    warnings.push(
+      'AUTH_REQUIRE_REQUEST_BINDING=false accepts wallet signatures that do not name their request: one ' +
+        `phished or leaked signature authorises any one request of that wallet for ${config.authMaxAgeSeconds} s. ` +
+        'Remove it once your clients bind',
     );
   }
   return warnings;

@@ -1,12 +1,14 @@
 // Process entry: load config, open storage, start the roles in ROLES, shut down gracefully.
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import { type AppDeps, createAppDeps, createRpcClients } from './app-deps.js';
 import { createCache } from './cache/index.js';
-import { assertLocalCluster } from './chain/demo-cluster.js';
+import { readGenesisHash } from './chain/demo-cluster.js';
 import { runIngestor } from './chain/ingestor.js';
 import { rpcUrlReplacements } from './chain/rpc-endpoints.js';
 import { type Config, ConfigError, configWarnings, loadConfig } from './config.js';
+import { createDemoGuard } from './domain/demo/demo-guard.js';
 import { createCacheCleanupJob } from './jobs/cache-cleanup.js';
 import { readDeliveryQueueStats } from './jobs/delivery-queue-stats.js';
 import { createEmbeddedVacuumJob } from './jobs/embedded-vacuum.js';
@@ -45,7 +47,11 @@ function scheduledJobs(deps: AppDeps): ScheduledJob[] {
     ...(deps.config.roles.includes('worker')
       ? [
           createMetricsRollupJob(deps),
-          createCacheCleanupJob({ ...deps, db: deps.storage.db }),
+          createCacheCleanupJob({
+            ...deps,
+            db: deps.storage.db,
+            auditRetentionDays: deps.config.auditRetentionDays,
+          }),
           createExpiryAlertsJob({ ...deps, publicBaseUrl: deps.config.publicBaseUrl }),
         ]
       : []),
@@ -54,8 +60,17 @@ function scheduledJobs(deps: AppDeps): ScheduledJob[] {
   ];
 }
 
+/** DEMO_MODE: the ledger guard, its start check passed (a StartError otherwise); null outside demo mode. */
+async function checkDemoLedger(config: Config, logger: Logger) {
+  if (config.demo === null) return null;
+  const guard = createDemoGuard({ endpoints: config.rpcEndpoints, readGenesisHash, log: logger });
+  await guard.verifyAtStart();
+  return guard;
+}
+
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  if (config.database.kind !== 'postgres') useEmbeddedMemorySettings();
   const logger = createLogger({
     level: config.logLevel,
     pretty: process.stdout.isTTY === true,
@@ -79,8 +94,7 @@ async function main(): Promise<void> {
 
   // Before anything starts: a service that cannot serve must not ingest or deliver either.
   await assertPortFree(config.port, config.host);
-  if (config.demo !== null) await assertLocalCluster(config.rpcEndpoints);
-  if (config.database.kind !== 'postgres') useEmbeddedMemorySettings();
+  const demoGuard = await checkDemoLedger(config, logger);
   let storage: Storage;
   try {
     storage = await openDatabaseAtStart(config.database, { logger, signal: controller.signal });
@@ -94,7 +108,7 @@ async function main(): Promise<void> {
   );
   const metrics = createMetrics();
   const { rpc, rpcEndpoints } = createRpcClients(config, metrics);
-  const deps = createAppDeps({ config, storage, cache, logger, metrics, rpc, rpcEndpoints });
+  const deps = createAppDeps({ config, storage, cache, logger, metrics, rpc, rpcEndpoints, demoGuard });
 
   registerRoleMetrics(metrics, {
     roles: config.roles,

@@ -3,21 +3,33 @@
 import { address } from '@solana/kit';
 import type { AppDeps } from './app-deps.js';
 import { createReadCache, type ReadCache } from './cache/read-cache.js';
+import { createAgentTransferChain } from './chain/agent-transfer-chain.js';
 import { approvalChain } from './chain/approval-chain.js';
+import { readGenesisHash, watchDemoLedger } from './chain/demo-cluster.js';
 import { createLandingChain } from './chain/landing-chain.js';
 import { createLiveVaultAccounts } from './chain/live-vault-accounts.js';
 import { createVaultStateReader } from './chain/vault-state-reader.js';
 import { createVaultTransactionBuilder } from './chain/vault-transaction-builder.js';
 import { createVaultWindowDecoder } from './chain/vault-window-decoder.js';
 import { type ActionService, createActionService } from './domain/actions/action-service.js';
+import {
+  type AgentTransferService,
+  type AgentTransferServiceDeps,
+  createAgentTransferService,
+} from './domain/agent-transfers/agent-transfer-service.js';
 import { type AlertSettingsService, createAlertSettingsService } from './domain/alerts/alert-settings.js';
 import { type AnalyticsService, createAnalyticsService } from './domain/analytics/analytics.js';
 import { type ApiKeyService, createApiKeyService } from './domain/api-keys/api-key-service.js';
+import { createKeyVaultResolver, type KeyVaultResolver } from './domain/api-keys/key-vaults.js';
 import { type ApprovalService, createApprovalService } from './domain/approvals/approval-service.js';
+import { createApprovalWaitCap } from './domain/approvals/approval-waits.js';
+import { type AuditService, createAuditService } from './domain/audit/audit-service.js';
 import { createDatabaseClaimStore } from './domain/auth/replay-guard-store.js';
 import { createWalletAuth, type WalletAuth } from './domain/auth/wallet-auth.js';
 import { type BudgetService, createBudgetService } from './domain/budget/budget-service.js';
+import { createDemoGuard, type DemoGuard } from './domain/demo/demo-guard.js';
 import { type DemoWallet, loadDemoWallet } from './domain/demo/demo-wallet.js';
+import { createExportService, type ExportService } from './domain/exports/export-service.js';
 import { createHealthService, type HealthService } from './domain/health/health.js';
 import { createReadinessService, type ReadinessService } from './domain/health/readiness.js';
 import { createTransactionLanding } from './domain/landing/transaction-landing.js';
@@ -42,17 +54,25 @@ export interface Services {
   readonly secretBox: SecretBox;
   readonly walletAuth: WalletAuth;
   readonly apiKeys: ApiKeyService;
+  /** Which vault a request of a key limited to some vaults acts on. */
+  readonly keyVaults: KeyVaultResolver;
+  /** The audit trail: requests' writes are recorded through it, and owners read it. */
+  readonly audit: AuditService;
   readonly vaults: VaultReadService;
   readonly vaultWrites: VaultWriteService;
   readonly alerts: AlertSettingsService;
   readonly transactions: TransactionReadService;
   readonly overrides: OverrideReadService;
   readonly analytics: AnalyticsService;
+  /** Owners' CSV and JSON Lines exports, streamed, at most two at once per owner. */
+  readonly exports: ExportService;
   /** An agent's budget and pre-flight check, from the chain's state (live accounts unless LIVE_ACCOUNTS=false). */
   readonly budget: BudgetService;
-  /** The owner's what-if: the vault's recent attempts replayed under a proposed limit or whitelist. */
+  /** An agent's transfer built (checked, made to land) and relayed once it signed it. */
+  readonly agentTransfers: AgentTransferService;
+  /** The owner's policy preview: the vault's recent attempts replayed under a proposed limit or whitelist. */
   readonly policyPreview: PolicyPreviewService;
-  /** The approval a blocked transfer asked for, by its signature, read now or held until decided. */
+  /** The owner's decision on a blocked transfer's override, by the transfer's signature, read now or held. */
   readonly approvals: ApprovalService;
   readonly actions: ActionService;
   readonly webhooks: WebhookService;
@@ -64,12 +84,14 @@ export interface Services {
   readonly eventLoopDelay: EventLoopDelay;
   /** DEMO_MODE only (`npm run demo`): the demo owner's key for the approval page's demo wallet. */
   readonly demoWallet: DemoWallet | null;
+  /** DEMO_MODE only: whether the demo's RPC still serves its local ledger (checked on every reconnect). */
+  readonly demoGuard: DemoGuard | null;
   /** Stops what the services hold open (feed polling, the loop monitor) and saves pending Blink views. */
   close(): Promise<void>;
 }
 
 export interface ServiceOptions {
-  /** How long a live chain read may take before the request fails with CHAIN_UNAVAILABLE. */
+  /** How long a live chain read may take before the request fails with RPC_UNAVAILABLE. */
   readonly chainTimeoutMs?: number;
 }
 
@@ -101,7 +123,8 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
   const vaults = createVaultReadService({ db: storage.db, readCache });
   const chainTimeoutMs = options.chainTimeoutMs ?? CHAIN_TIMEOUT_MS;
   const budget = createBudget(deps, vaults, chainTimeoutMs);
-  const approvals = createApprovalService({ db: storage.db, clock, publicBaseUrl: config.publicBaseUrl });
+  const approvals = createApprovals(deps);
+  const demo = createDemo(deps);
   reportInProcessSizes(deps, { actions, liveFeed, approvals });
   return {
     readCache,
@@ -116,6 +139,8 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
       requireRequestBinding: config.authRequireRequestBinding,
     }),
     apiKeys: createApiKeyService({ db: storage.db, clock }),
+    keyVaults: createKeyVaultResolver({ db: storage.db }),
+    audit: createAuditService({ db: storage.db, clock }),
     vaults,
     vaultWrites: createVaultWriteService({
       db: storage.db,
@@ -141,12 +166,14 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
       clock,
       readCache,
       rpc: deps.rpc,
-      decodeVaultWindow: createVaultWindowDecoder(programId),
+      decodeVaultWindow: createVaultWindowDecoder(programId, deps.logger),
       chainTimeoutMs,
       logger: deps.logger,
     }),
+    exports: createExportService({ storage, clock }),
     budget: budget.service,
-    policyPreview: createPolicyPreviewService({ storage, clock }),
+    agentTransfers: createAgentTransfers(deps, { budget: budget.service, landing, landingChain, approvals }),
+    policyPreview: createPolicyPreviewService({ storage, clock, metrics: deps.metrics }),
     approvals,
     actions,
     webhooks,
@@ -155,15 +182,10 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
     health: createHealthService({ ...deps, version: config.version }),
     readiness: createReadinessService({ ...deps, roles: config.roles }),
     eventLoopDelay,
-    demoWallet:
-      config.demo === null
-        ? null
-        : loadDemoWallet({
-            keypairFile: config.demo.ownerKeypairFile,
-            rpcUrl: config.rpcUrl,
-            cluster: config.cluster,
-          }),
+    demoWallet: demo?.wallet ?? null,
+    demoGuard: demo?.guard ?? null,
     async close() {
+      demo?.unwatch();
       budget.close();
       approvals.close();
       liveFeed.close();
@@ -171,6 +193,43 @@ export function createServices(deps: AppDeps, options: ServiceOptions = {}): Ser
       await actions.close();
     },
   };
+}
+
+/** An agent's transfers: the build on the budget's check and the landing, the relay on the approvals. */
+function createAgentTransfers(
+  deps: AppDeps,
+  parts: Pick<AgentTransferServiceDeps, 'budget' | 'landing' | 'landingChain' | 'approvals'>,
+): AgentTransferService {
+  return createAgentTransferService({
+    ...parts,
+    db: deps.storage.db,
+    clock: deps.clock,
+    chain: createAgentTransferChain(deps.rpc, address(deps.config.programId)),
+  });
+}
+
+/** DEMO_MODE: the owner's key, and the guard re-checking the ledger whenever a connection is re-established. */
+function createDemo(deps: AppDeps) {
+  const { config } = deps;
+  if (config.demo === null) return null;
+  const guard =
+    deps.demoGuard ?? createDemoGuard({ endpoints: config.rpcEndpoints, readGenesisHash, log: deps.logger });
+  const wallet = loadDemoWallet({
+    keypairFile: config.demo.ownerKeypairFile,
+    rpcUrl: config.rpcUrl,
+    cluster: config.cluster,
+  });
+  return { wallet, guard, unwatch: watchDemoLedger(deps.rpcEndpoints, guard) };
+}
+
+/** Agents' approval reads and held waits, under the configured wait caps. */
+function createApprovals(deps: AppDeps): ApprovalService {
+  return createApprovalService({
+    db: deps.storage.db,
+    clock: deps.clock,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    waits: createApprovalWaitCap(deps.config.approvalWaits, deps.metrics),
+  });
 }
 
 /** What this process holds in memory, as the in-process size gauges. */
@@ -209,7 +268,7 @@ function createBudget(deps: AppDeps, vaults: VaultReadService, chainTimeoutMs: n
   const service = createBudgetService({
     db: deps.storage.db,
     getVault: (idOrAddress) => vaults.getVault(idOrAddress),
-    chain: live ?? createVaultStateReader({ rpc: deps.rpc, programId }),
+    chain: live ?? createVaultStateReader({ rpc: deps.rpc, programId, logger: deps.logger }),
     publicBaseUrl: config.publicBaseUrl,
     chainTimeoutMs,
     logger: deps.logger,

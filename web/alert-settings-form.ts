@@ -2,11 +2,11 @@
 // agent velocity and the approval expiry warning. Hidden where the service has no such route.
 
 import { readAlertForm } from './alert-settings.js';
-import { type AlertSettings, ApiError, hasOwnerRoute, isMissingRoute, type OwnerApi } from './api.js';
+import { type AlertSettings, ApiError, isMissingRoute, type OwnerApi } from './api.js';
 import { h } from './dom.js';
 import { isUserRejection } from './wallet-standard.js';
 
-type Availability = 'unknown' | 'available' | 'missing';
+type Availability = 'available' | 'missing';
 
 const input = (testId: string, attributes: Record<string, string | number> = {}) =>
   h('input', { class: 'input', 'data-testid': testId, ...attributes });
@@ -70,7 +70,8 @@ function readControls(controls: Controls) {
 
 /** The alert settings section; `render` redraws the console around it. */
 export function createAlertSettingsForm(vault: string, render: () => void) {
-  let availability: Availability = 'unknown';
+  // Shown until a read finds the service has no such route (an unsigned probe would log a 401).
+  let availability: Availability = 'available';
   let settings: AlertSettings | null = null;
   let busy = false;
   let notice: { kind: 'error' | 'success'; text: string } | null = null;
@@ -129,16 +130,6 @@ export function createAlertSettingsForm(vault: string, render: () => void) {
   };
 
   return {
-    /** Asks the service (without signing) whether it has alert settings at all. */
-    async probe(): Promise<void> {
-      if (availability !== 'unknown') return;
-      availability = (await hasOwnerRoute(`/api/vaults/${encodeURIComponent(vault)}/alerts`).catch(
-        () => false,
-      ))
-        ? 'available'
-        : 'missing';
-      render();
-    },
     element(owner: OwnerApi): HTMLElement | null {
       if (availability !== 'available') return null;
       for (const control of Object.values(controls)) control.disabled = busy;

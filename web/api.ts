@@ -5,7 +5,6 @@ import {
   type ConfirmRejectBody,
   createVaultkeeperClient,
   type MessageSigner,
-  type OverrideRequest,
   type PolicyPreviewRequest,
   type TransactionListItem,
   type UpdateVaultBody,
@@ -15,6 +14,7 @@ import {
 export type {
   AlertSettings,
   Analytics,
+  Override,
   PolicyPreview,
   PolicyPreviewChange,
   PolicyPreviewRequest,
@@ -23,7 +23,6 @@ export type {
   UpdateVaultBody,
   Vault,
 } from '@vaultkeeper/client';
-export type Override = OverrideRequest;
 export type Transaction = TransactionListItem;
 
 /** A failed call: `status`, `code` and the service's message, as the client reports it. */
@@ -35,7 +34,7 @@ export function retryAfterOf(error: VaultkeeperError): number | null {
   return Number.isFinite(seconds) && seconds > 0 ? seconds : null;
 }
 
-/** How an approval request is addressed: its vault and nonce, plus its transfer when not the first. */
+/** How an override is addressed: its vault and nonce, plus its transfer when not the first. */
 export interface OverrideAddress {
   vault: string;
   nonce: string;
@@ -87,20 +86,13 @@ export function ownerApi(signer: MessageSigner) {
     updateVault: (vault: string, body: UpdateVaultBody) => signed.vaults.update(vault, body),
     getAlerts: (vault: string) => signed.vaults.alerts(vault),
     updateAlerts: (vault: string, body: Partial<AlertSettings>) => signed.vaults.updateAlerts(vault, body),
+    exportTransactions: (vault: string, range: { from: string; to: string }) =>
+      signed.exports.transactions({ vault, ...range, format: 'csv' }),
+    listApiKeys: () => signed.apiKeys.list(),
   };
 }
-export type OwnerApi = ReturnType<typeof ownerApi>;
 
-/**
- * Whether this service has the owner-only route at `path`: asked without credentials, an existing route
- * answers 401 and a missing one 404 NOT_FOUND (so the wallet is not asked to sign for nothing).
- */
-export async function hasOwnerRoute(path: string): Promise<boolean> {
-  const response = await fetch(path, { cache: 'no-store', headers: { accept: 'application/json' } });
-  if (response.status !== 404) return true;
-  const body = (await response.json().catch(() => ({}))) as { code?: unknown };
-  return body.code !== 'NOT_FOUND';
-}
+export type OwnerApi = ReturnType<typeof ownerApi>;
 
 /** A route this service does not have (a 404 for the path itself, not for a vault or an override). */
 export const isMissingRoute = (error: unknown) =>

@@ -3,8 +3,9 @@
 // does with an Action: POST it with the owner as account, sign, send to the demo's RPC, follow links.next.
 import { ApiError, api, type OverrideAddress } from './api.js';
 import { h } from './dom.js';
-import { buildSignMessageText, decodeBase64, encodeBase58, encodeBase64 } from './encoding.js';
+import { buildSignMessageText, decodeBase64, encodeBase58, encodeBase64, fromBase58 } from './encoding.js';
 import { type Step, signatureLink } from './override-view.js';
+import type { Wallet, WalletAccount } from './wallet-standard.js';
 
 export const DEMO_WALLET_NAME = 'Demo wallet (local demo only)';
 const DEMO_WALLET_NOTE =
@@ -106,6 +107,43 @@ async function sendTransaction(rpcUrl: string, wire: Uint8Array): Promise<string
   });
   if (reply.result === undefined) throw new Error(`The RPC refused the transaction: ${reply.error?.message}`);
   return reply.result;
+}
+
+/**
+ * The demo wallet as a Wallet Standard wallet, for the owner console: connect, sign and send a
+ * transaction (to the demo's RPC), sign a message (the console's signed requests).
+ */
+export function demoStandardWallet(demo: DemoWallet, cluster: string): Wallet {
+  const chain = `solana:${cluster}`;
+  const account: WalletAccount = {
+    address: demo.address,
+    publicKey: fromBase58(demo.address) ?? new Uint8Array(),
+    chains: [chain],
+    features: ['solana:signAndSendTransaction', 'solana:signMessage'],
+  };
+  return {
+    version: '1.0.0',
+    name: DEMO_WALLET_NAME,
+    icon: '',
+    chains: [chain],
+    accounts: [account],
+    features: {
+      'standard:connect': { connect: async () => ({ accounts: [account] }) },
+      'solana:signAndSendTransaction': {
+        signAndSendTransaction: async (input: { transaction: Uint8Array }) => {
+          const signed = await signTransaction(demo, input.transaction);
+          const signature = fromBase58(await sendTransaction(demo.rpcUrl, signed));
+          if (signature === null) throw new Error('The RPC answered with a malformed signature.');
+          return [{ signature }];
+        },
+      },
+      'solana:signMessage': {
+        signMessage: async (input: { message: Uint8Array<ArrayBuffer> }) => [
+          { signedMessage: input.message, signature: await demo.sign(input.message) },
+        ],
+      },
+    },
+  };
 }
 
 interface Completed {

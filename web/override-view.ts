@@ -91,7 +91,17 @@ export function overrideCard(input: {
         h('span', { 'data-testid': 'reason' }, describeBlockReason(override.blockReason)),
       ),
       ...fact('Requested', formatDateTime(override.createdAt)),
-      ...fact(state === 'pending' ? 'Time left' : 'Expiry', timeLeft),
+      // A decided request no longer expires: its expiry (which the chain may move when the approval
+      // lands) would read as a new deadline.
+      ...(state === 'pending' || state === 'expired'
+        ? fact(state === 'pending' ? 'Time left' : 'Expiry', timeLeft)
+        : []),
+      ...(override.decidedAt === null
+        ? []
+        : fact(
+            override.status === 'rejected' ? 'Rejected' : 'Approved',
+            h('span', { 'data-testid': 'decided-at' }, formatDateTime(override.decidedAt)),
+          )),
       ...fact('Override', `#${override.nonce}`),
     ),
   );

@@ -1,10 +1,13 @@
 // The owner's console on the vault page: connect the owner's wallet (Wallet Standard, as the approval
-// page does), see the what-if of a limit or whitelist change, then sign it through PATCH /api/vaults/:id
+// page does), see the policy preview of a limit or whitelist change, then sign it through PATCH /api/vaults/:id
 // (a signed request, then the transaction in the wallet). Anyone else keeps the read-only page.
 import { createAlertSettingsForm } from './alert-settings-form.js';
 import { ApiError, api, isMissingRoute, type OwnerApi, ownerApi, type Vault } from './api.js';
-import { h } from './dom.js';
+import { createApiKeysList } from './api-keys-list.js';
+import { demoStandardWallet, demoWalletOffer, openDemoWallet } from './demo-wallet.js';
+import { h, meta } from './dom.js';
 import { decodeBase64, encodeBase58 } from './encoding.js';
+import { createExportDownload } from './export-download.js';
 import { shortAddress } from './format.js';
 import { type Step, signatureLink, stepList } from './override-view.js';
 import { type ChangeRequest, createPolicyForms } from './owner-policy-forms.js';
@@ -13,7 +16,6 @@ import { walletPanel } from './wallet-panel.js';
 import {
   chainOf,
   connect,
-  isUsable,
   isUserRejection,
   messageSignerOf,
   signAndSendTransaction,
@@ -59,22 +61,28 @@ interface Console {
   readonly s: ConsoleState;
   readonly forms: ReturnType<typeof createPolicyForms>;
   readonly alerts: ReturnType<typeof createAlertSettingsForm>;
+  readonly exportDownload: ReturnType<typeof createExportDownload>;
+  readonly apiKeys: ReturnType<typeof createApiKeysList>;
   render(): void;
 }
+
+/** `npm run demo` serves its owner's key to its pages; the console then offers it as a wallet. */
+const DEMO_MODE = meta('vaultkeeper-demo') === 'true';
 
 const isOwner = ({ s }: Console) =>
   s.account !== null && s.vault !== null && s.account.address === s.vault.authority;
 
-async function choose(c: Console, wallet: Wallet): Promise<void> {
+/** Connects a Wallet Standard wallet, or the demo wallet (null, demo mode only). */
+async function choose(c: Console, chosen: Wallet | null): Promise<void> {
   const { s } = c;
   s.connecting = true;
   s.notice = null;
   c.render();
   try {
+    const wallet = chosen ?? demoStandardWallet(await openDemoWallet(), c.input.cluster);
     s.account = await connect(wallet);
     s.wallet = wallet;
     s.owner = ownerApi(messageSignerOf(wallet, s.account));
-    if (isOwner(c)) void c.alerts.probe();
   } catch (error) {
     s.notice = { kind: 'error', text: messageOf(error) };
   } finally {
@@ -195,6 +203,8 @@ function accountParts(c: Console, vault: Vault): HTMLElement[] {
     s.review === null ? null : reviewPanel(c, s.review),
     s.steps === null ? null : stepList(s.steps),
     s.owner === null ? null : c.alerts.element(s.owner),
+    s.owner === null ? null : c.exportDownload.element(s.owner),
+    s.owner === null ? null : c.apiKeys.element(s.owner),
   ].filter((part): part is HTMLElement => part !== null);
 }
 
@@ -202,9 +212,8 @@ function draw(c: Console): void {
   const { s, root } = c;
   const { vault } = s;
   root.replaceChildren();
-  // Without a wallet to connect, the page stays the read-only one everybody sees.
-  root.hidden = vault === null || (s.account === null && !s.wallets.some(isUsable));
-  if (vault === null || root.hidden) return;
+  root.hidden = vault === null;
+  if (vault === null) return;
   root.append(
     h(
       'div',
@@ -212,7 +221,17 @@ function draw(c: Console): void {
       h('h2', {}, 'Manage this vault'),
       h('a', { href: `/owners/${vault.authority}/approvals` }, "Owner's pending approvals"),
     ),
+    ...(s.account === null
+      ? [
+          h(
+            'p',
+            { 'data-testid': 'console-entry' },
+            'Connect a wallet to manage this vault: its owner changes the limits and the whitelist (with a policy preview of the last 30 days first), the agent, pauses it and sets alerts.',
+          ),
+        ]
+      : []),
     walletPanel({
+      demo: DEMO_MODE ? demoWalletOffer(s.connecting, () => void choose(c, null)) : null,
       wallets: s.wallets,
       account: s.account,
       walletName: s.wallet?.name ?? null,
@@ -265,6 +284,8 @@ export function createOwnerConsole(input: Console['input']) {
     },
     forms: createPolicyForms((change) => void propose(c, change)),
     alerts: createAlertSettingsForm(input.vault, () => c.render()),
+    exportDownload: createExportDownload(input.vault, () => c.render()),
+    apiKeys: createApiKeysList(input.vault, () => c.render()),
     render: () => draw(c),
   };
   watchWallets((wallets) => {

@@ -7,7 +7,7 @@ import { formatSol, parseSol, shortAddress } from './format.js';
 
 const MAX_WHITELIST = 20;
 
-/** A change the owner asked for: the PATCH body, and the what-if's body when it is a policy change. */
+/** A change the owner asked for: the PATCH body, and the policy preview's body when it is a policy change. */
 export interface ChangeRequest {
   title: string;
   body: UpdateVaultBody;

@@ -1,4 +1,4 @@
-// The what-if of a policy change: the vault's recent transfers replayed under the proposed policy, shown
+// The policy preview of a policy change: the vault's recent transfers replayed under the proposed policy, shown
 // before the owner signs (POST /api/vaults/:address/policy-preview).
 import type { PolicyPreview, PolicyPreviewChange } from './api.js';
 import { h } from './dom.js';
@@ -30,7 +30,7 @@ function changeRow(change: PolicyPreviewChange): HTMLElement {
   return h(
     'tr',
     { 'data-signature': change.signature, 'data-would': change.would },
-    h('td', {}, formatDateTime(change.timestamp)),
+    h('td', { class: 'time' }, formatDateTime(change.timestamp)),
     h(
       'td',
       { class: 'was-would' },
@@ -39,10 +39,10 @@ function changeRow(change: PolicyPreviewChange): HTMLElement {
       outcome(change.would, change.wouldReason),
     ),
     h('td', { class: 'num' }, sol(change.amount)),
-    h('td', {}, h('code', { title: change.destination }, shortAddress(change.destination))),
+    h('td', { class: 'dest' }, h('code', { title: change.destination }, shortAddress(change.destination))),
     h(
       'td',
-      {},
+      { class: 'sig' },
       change.signature === null
         ? ''
         : h('code', { class: 'muted', title: change.signature }, shortAddress(change.signature)),
@@ -75,7 +75,7 @@ function changesTable(preview: PolicyPreview): HTMLElement {
     { class: 'table-wrap' },
     h(
       'table',
-      { class: 'table', 'data-testid': 'preview-changes' },
+      { class: 'table preview-table', 'data-testid': 'preview-changes' },
       h(
         'thead',
         {},
@@ -94,7 +94,7 @@ function changesTable(preview: PolicyPreview): HTMLElement {
   );
 }
 
-/** The what-if section: a summary, the changed transfers (oldest first), and the truncation note. */
+/** The policy preview section: a summary, the changed transfers (oldest first), and the truncation note. */
 export function policyPreviewView(state: PreviewState): HTMLElement {
   const body = (): (HTMLElement | string)[] => {
     switch (state.status) {
@@ -105,12 +105,16 @@ export function policyPreviewView(state: PreviewState): HTMLElement {
           h(
             'p',
             { class: 'notice', 'data-testid': 'preview-unavailable' },
-            'This service cannot replay a policy change yet: you can still sign it, without the what-if.',
+            'This service cannot replay a policy change yet: you can still sign it, without the policy preview.',
           ),
         ];
       case 'failed':
         return [
-          h('p', { class: 'notice notice-error', role: 'alert' }, `The what-if failed: ${state.message}`),
+          h(
+            'p',
+            { class: 'notice notice-error', role: 'alert' },
+            `The policy preview failed: ${state.message}`,
+          ),
         ];
       case 'ready': {
         const { preview } = state;

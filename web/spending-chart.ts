@@ -1,4 +1,5 @@
-// A bar chart of spending per day, drawn as SVG nodes (no library, no markup strings).
+// A bar chart of spending per day, drawn as SVG nodes (no library, no markup strings). The SVG stretches
+// to the card's width, so its labels are HTML below it: text inside it would shrink with a phone's width.
 import type { Analytics } from './api.js';
 import { h, svg } from './dom.js';
 import { sol } from './format.js';
@@ -6,7 +7,7 @@ import { sol } from './format.js';
 const WIDTH = 720;
 const HEIGHT = 200;
 const PAD_TOP = 12;
-const PAD_BOTTOM = 24;
+const PAD_BOTTOM = 4;
 
 type Bucket = Analytics['spendingByPeriod'][number];
 
@@ -41,13 +42,8 @@ export function spendingChart(buckets: readonly Bucket[]): HTMLElement {
       ),
     );
   });
-  const labelAt = (i: number, anchor: 'start' | 'middle' | 'end') => {
-    const bucket = buckets[i];
-    if (bucket === undefined) return null;
-    const x = anchor === 'start' ? 0 : anchor === 'end' ? WIDTH : i * slot + slot / 2;
-    return svg('text', { class: 'axis', x, y: HEIGHT - 6, 'text-anchor': anchor }, bucket.period);
-  };
   const last = buckets.length - 1;
+  const labels = [0, ...(last > 1 ? [Math.floor(last / 2)] : []), ...(last > 0 ? [last] : [])];
   return h(
     'figure',
     { class: 'chart' },
@@ -61,9 +57,11 @@ export function spendingChart(buckets: readonly Bucket[]): HTMLElement {
       },
       svg('line', { class: 'baseline', x1: 0, x2: WIDTH, y1: PAD_TOP + plot, y2: PAD_TOP + plot }),
       ...bars,
-      labelAt(0, 'start'),
-      last > 1 ? labelAt(Math.floor(last / 2), 'middle') : null,
-      last > 0 ? labelAt(last, 'end') : null,
+    ),
+    h(
+      'div',
+      { class: 'chart-axis', 'aria-hidden': 'true' },
+      ...labels.map((i) => h('span', { class: 'axis' }, buckets[i]?.period ?? '')),
     ),
     h('figcaption', { class: 'muted' }, `Highest day: ${sol(max)}`),
   );

@@ -45,7 +45,7 @@ export function walletPanel(input: {
         'p',
         { class: 'muted' },
         input.wallets.length === 0
-          ? 'No Solana wallet found in this browser. Open this page in a browser with a wallet that supports the Wallet Standard (Phantom, Solflare, Backpack and others), or open the Blink from your wallet.'
+          ? `No Solana wallet found in this browser. Open this page in a browser with a wallet that supports the Wallet Standard (Phantom, Solflare, Backpack and others)${input.noWallet ? ', or open the Blink from your wallet' : ''}.`
           : 'The wallets in this browser cannot sign and send Solana transactions for web pages.',
       ),
       input.noWallet ?? null,

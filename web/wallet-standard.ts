@@ -1,5 +1,6 @@
 // The app side of the Wallet Standard: collect the wallets the browser registers, connect one, and
 // call its Solana features (signAndSendTransaction, signMessage). No wallet-specific code.
+import { getWallets } from '@wallet-standard/app';
 
 export interface WalletAccount {
   readonly address: string;
@@ -37,28 +38,16 @@ const SIGN_MESSAGE = 'solana:signMessage';
 
 type Listener = (wallets: readonly Wallet[]) => void;
 
-/** Listens for wallets (before and after this script loaded) and tells `listener` about each change. */
+/** Listens for wallets (registered before and after this script loaded) and tells `listener` about each change. */
 export function watchWallets(listener: Listener): () => void {
-  const wallets = new Set<Wallet>();
-  const notify = () => listener([...wallets]);
-  const register = (...added: Wallet[]) => {
-    for (const wallet of added) wallets.add(wallet);
-    notify();
-    return () => {
-      for (const wallet of added) wallets.delete(wallet);
-      notify();
-    };
-  };
-  const api = Object.freeze({ register });
-  const onRegister = (event: Event) => {
-    const callback = (event as CustomEvent<unknown>).detail;
-    if (typeof callback === 'function') callback(api);
-  };
-  window.addEventListener('wallet-standard:register-wallet', onRegister);
-  // Wallets that loaded first wait for this event to register.
-  window.dispatchEvent(new CustomEvent('wallet-standard:app-ready', { detail: api }));
+  // @wallet-standard/app holds the handshake: it announces the app and takes each wallet's registration.
+  const registry = getWallets();
+  const notify = () => listener(registry.get() as readonly Wallet[]);
+  const stops = [registry.on('register', notify), registry.on('unregister', notify)];
   notify();
-  return () => window.removeEventListener('wallet-standard:register-wallet', onRegister);
+  return () => {
+    for (const stop of stops) stop();
+  };
 }
 
 /** The Wallet Standard chain id of a cluster (`mainnet-beta` is `solana:mainnet`). */

@@ -14,7 +14,7 @@ import { createTestStorage } from '../../test/support/database.js';
  */
 export const IN_PROCESS_MAX_RATE = 20_000;
 
-export async function startAppOnFakeChain() {
+export async function startAppOnFakeChain(env: Record<string, string> = {}) {
   const storage = await createTestStorage();
   const fake = await startFakeValidator();
   const deps = createTestDeps({
@@ -23,6 +23,7 @@ export async function startAppOnFakeChain() {
       SOLANA_RPC_URL: fake.rpcUrl,
       TRUST_PROXY: '1',
       PUBLIC_BASE_URL: 'https://blinks.example',
+      ...env,
     },
   });
   const app = await buildApp(deps);

@@ -20,8 +20,11 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '8' },
     short: { type: 'boolean', default: false },
     'no-server-restarts': { type: 'boolean', default: false },
+    grpc: { type: 'boolean', default: false },
   },
 });
+/** --grpc: the ingestors read a Yellowstone gRPC stream (the validator serves one), with its faults. */
+const GRPC = args.grpc;
 const SHORT = args.short;
 const DURATION_MS = (SHORT ? 1.2 : Number(args.minutes)) * 60_000;
 const MIN_KILLS = SHORT ? 6 : Number(args.kills);
@@ -52,7 +55,7 @@ async function reservePorts(count: number): Promise<number[]> {
   }
   return ports;
 }
-const PORTS = await reservePorts(7);
+const PORTS = await reservePorts(8);
 
 const log = (message: string) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${message}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -71,7 +74,14 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what:
 const validatorPort = PORTS[0]!;
 const validator = spawn(
   process.execPath,
-  ['--import', 'tsx', 'dev/validator/main.ts', '--port', String(validatorPort)],
+  [
+    '--import',
+    'tsx',
+    'dev/validator/main.ts',
+    '--port',
+    String(validatorPort),
+    ...(GRPC ? ['--grpc-port', String(PORTS[7])] : []),
+  ],
   {
     stdio: ['ignore', 'pipe', 'inherit'],
   },
@@ -162,6 +172,7 @@ function start(service: Service): void {
       SOLANA_CLUSTER: 'localnet',
       SOLANA_RPC_URL: `${preferredEndpoint!.httpBase}${RPC_KEY_PATH},${rpcUrl}`,
       SOLANA_WS_URL: `${preferredEndpoint!.wsBase}${RPC_KEY_PATH},ws://127.0.0.1:${validatorPort}`,
+      ...(GRPC ? { SOLANA_GRPC_URL: `http://127.0.0.1:${PORTS[7]}`, GRPC_FALLBACK_MS: '3000' } : {}),
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       AUTH_REQUIRE_REQUEST_BINDING: 'true',
       WEBHOOK_RETRY_SCHEDULE: '1,2,3,5,5,5,5,5,5,5',
@@ -287,11 +298,21 @@ async function healthy(port: number): Promise<boolean> {
   const body = (await res.json()) as { database: string };
   return res.status === 200 && body.database === 'connected';
 }
-type Fault = 'kill' | 'sockets' | 'outage' | 'endpoint' | 'postgres' | 'redis';
+type Fault =
+  | 'kill'
+  | 'sockets'
+  | 'outage'
+  | 'endpoint'
+  | 'postgres'
+  | 'redis'
+  | 'grpc-drop'
+  | 'grpc-stall'
+  | 'grpc-outage';
 const OTHER_FAULTS: Fault[] = [
   'sockets',
   'outage',
   'endpoint',
+  ...(GRPC ? (['grpc-drop', 'grpc-stall', 'grpc-outage'] as const) : []),
   ...(RESTART_SERVERS ? (['postgres', 'redis'] as const) : []),
 ];
 /** Every kind of fault at least once, in a random order, then kills and the others at random. */
@@ -327,6 +348,17 @@ async function injectFault(): Promise<void> {
   } else if (fault === 'sockets') {
     log('validator drops every WebSocket');
     await control('dropSockets');
+  } else if (fault === 'grpc-drop') {
+    log('gRPC server drops every stream (the ingestor resumes from its replay slot)');
+    await control('grpcDropStreams');
+  } else if (fault === 'grpc-stall') {
+    log('gRPC streams stall (silent until the ingestor gives up on them)');
+    await control('grpcStallStreams');
+  } else if (fault === 'grpc-outage') {
+    log('gRPC outage for 8 s (the WebSocket source takes over after 3 s, then hands back)');
+    await control('grpcSetOutage', true);
+    await sleep(8_000);
+    await control('grpcSetOutage', false);
   } else if (fault === 'outage') {
     log('RPC outage for 8 s');
     await control('setOutage', true);

@@ -73,21 +73,33 @@ function startService(env: Record<string, string>): ChildProcess {
   return child;
 }
 
+/**
+ * Waits for the service to say healthy while its process lives, saying every 30 s what health reports:
+ * a first start on a busy machine can take minutes. Ten minutes is a hang, not a slow start.
+ */
 async function waitForHealth(baseUrl: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
+  const started = Date.now();
+  let nextNote = started + 30_000;
+  let last = 'no answer yet';
+  while (Date.now() - started < 600_000) {
     if (child.exitCode !== null) throw new Error(`the service exited with code ${child.exitCode}`);
     const health = await fetch(`${baseUrl}/api/health`)
       .then((r) => r.json() as Promise<{ status?: string; chain?: { status?: string } }>)
       .catch(() => null);
     if (health?.status === 'healthy') return;
+    if (health !== null) last = `${health.status ?? 'unknown'}, chain ${health.chain?.status ?? 'unknown'}`;
+    if (Date.now() >= nextNote) {
+      print('demo', `still starting (${Math.round((Date.now() - started) / 1000)} s; health: ${last})…`);
+      nextNote += 30_000;
+    }
     await sleep(500);
   }
-  throw new Error('the service did not become healthy within 90 s');
+  throw new Error(`the service did not become healthy within 10 minutes (health: ${last})`);
 }
 
 function printUrls(
   baseUrl: string,
+  owner: string,
   vaults: readonly DemoVault[],
   pendingOverride: string | null,
   extra: Record<string, string>,
@@ -97,6 +109,7 @@ function printUrls(
     '  Open these in a browser:',
     ...vaults.map((v) => `    ${v.name.padEnd(22)} ${baseUrl}/vaults/${v.address}`),
     ...(pendingOverride ? [`    ${'Pending override'.padEnd(22)} ${pendingOverride}`] : []),
+    `    ${'Pending approvals'.padEnd(22)} ${baseUrl}/owners/${owner}/approvals`,
     `    ${'API reference'.padEnd(22)} ${baseUrl}/docs`,
     `    ${'Health'.padEnd(22)} ${baseUrl}/api/health`,
     `    ${'Live event stream'.padEnd(22)} ${baseUrl}/api/events/stream`,
@@ -177,19 +190,21 @@ async function main(): Promise<void> {
   print('demo', `service ready at ${baseUrl}`);
   await fake.airdrop(owner.address, 50n * SOL);
   print('demo', `demo owner wallet ${owner.address}`);
-  const access = await saveOwnerAccess(owner, baseUrl, DATA_DIR);
-  const accessLines = ownerAccessLines(owner, access, baseUrl, receiver.url);
-  process.stdout.write(`${accessLines.join('\n')}\n`);
+  const access = await saveOwnerAccess(owner, baseUrl, DATA_DIR, receiver.listenSecret);
+  let webhookId: string | null = null;
   try {
     const webhook = await owner.call<{ id: string; secret: string }>('POST', '/api/webhooks', {
       url: receiver.url,
       events: [...WEBHOOK_EVENTS],
     });
     receiver.setSecret(webhook.secret);
+    webhookId = webhook.id;
     print('demo', `webhook subscription ${webhook.id} → ${receiver.url}`);
   } catch (error) {
     print('demo', `no webhook subscription (${(error as Error).message}); the rest of the demo goes on`);
   }
+  const accessLines = ownerAccessLines(owner, access, baseUrl, { listenUrl: receiver.listenUrl, webhookId });
+  process.stdout.write(`${accessLines.join('\n')}\n`);
 
   const ctx: StoryContext = {
     fake,
@@ -213,12 +228,12 @@ async function main(): Promise<void> {
     'Webhook receiver': receiver.url,
     'Validator controls': `${fake.rpcUrl}/_control/<method>`,
   };
-  printUrls(baseUrl, vaults, null, extra);
+  printUrls(baseUrl, owner.address, vaults, null, extra);
   receiver.setVerbose(true);
   print('demo', 'now playing today in real time…');
   const { pendingOverride } = await playToday(ctx, vaults);
   if (!controller.signal.aborted) {
-    printUrls(baseUrl, vaults, pendingOverride, extra);
+    printUrls(baseUrl, owner.address, vaults, pendingOverride, extra);
     process.stdout.write(`${accessLines.join('\n')}\n`);
     print('demo', 'the day is played; light traffic continues. Press Ctrl+C to stop.');
     await playTraffic(ctx, vaults);

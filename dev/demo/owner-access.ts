@@ -22,37 +22,46 @@ export function saveOwnerKeypair(owner: Owner, dataDir: string): string {
 }
 
 /** Creates an API key for the owner (a signed request, as anyone would) and writes both keys to dataDir. */
-export async function saveOwnerAccess(owner: Owner, baseUrl: string, dataDir: string): Promise<OwnerAccess> {
+export async function saveOwnerAccess(
+  owner: Owner,
+  baseUrl: string,
+  dataDir: string,
+  listenSecret: string,
+): Promise<OwnerAccess> {
   const { key } = await owner.call<{ key: string }>('POST', '/api/api-keys', { name: 'demo owner' });
   const keypairFile = saveOwnerKeypair(owner, dataDir);
   const envFile = join(dataDir, 'owner.env');
   writeFileSync(
     envFile,
-    `# The demo owner (${owner.address}): \`set -a; . ${envFile}; set +a\`\nVAULTKEEPER_URL=${baseUrl}\nVAULTKEEPER_API_KEY=${key}\n`,
+    `# The demo owner (${owner.address}): \`set -a; . ${envFile}; set +a\`\nVAULTKEEPER_URL=${baseUrl}\nVAULTKEEPER_API_KEY=${key}\n# The secret the demo's receiver verifies \`vaultkeeper listen --secret\` deliveries with\nVAULTKEEPER_LISTEN_SECRET=${listenSecret}\n`,
     { mode: 0o600 },
   );
   return { keypairFile, envFile, apiKey: key };
 }
 
-/** What the visitor can run as the owner while the demo runs. */
+/** What the visitor can run as the owner while the demo runs; each command runs as printed. */
 export function ownerAccessLines(
   owner: Owner,
   access: OwnerAccess,
   baseUrl: string,
-  forwardTo: string,
+  receiver: { listenUrl: string; webhookId: string | null },
 ): string[] {
+  const webhook = receiver.webhookId ?? '<id from that list>';
   return [
     '',
-    `  Act as the demo owner (${owner.address}):`,
+    `  Act as the demo owner (${owner.address}), from this directory:`,
     `    wallet key (solana-keygen format)  ${access.keypairFile}`,
     `    API key and URL                    ${access.envFile}`,
     `    set -a; . ${access.envFile}; set +a`,
     '    curl -s -H "Authorization: Bearer $VAULTKEEPER_API_KEY" $VAULTKEEPER_URL/api/webhooks       # the owner\'s webhooks',
-    '    npx vaultkeeper webhooks test --webhook <id from that list>                                # sends a webhook.test delivery',
     '    npx vaultkeeper webhooks list                                                             # the same, through the CLI',
-    `    npx vaultkeeper listen --forward-to ${forwardTo}   # the live feed, forwarded as signed webhooks`,
+    `    npx vaultkeeper webhooks test --webhook ${webhook}   # sends a webhook.test delivery`,
+    `    npx vaultkeeper listen --forward-to ${receiver.listenUrl} --secret "$VAULTKEEPER_LISTEN_SECRET"   # the live feed, forwarded to the demo's receiver`,
+    '    (the first npx vaultkeeper compiles the CLI, a minute or so; listen runs until Ctrl+C and prints',
+    '    each event with the receiver\'s answer, 200; this log shows it as "[webhook] listen … signatures ok")',
     `    (the service holds data/demo while it runs: owner commands go through its API at ${baseUrl})`,
-    '    The approval pages offer a "Demo wallet" button that signs with this key in the browser',
+    `    Pending approvals of this owner: ${baseUrl}/owners/${owner.address}/approvals`,
+    '    The vault and approval pages offer a "Demo wallet" button that signs with this key in the browser',
     '    (DEMO_MODE: this local demo only; a real deployment never serves the key).',
     '',
   ];

@@ -19,8 +19,11 @@ export interface Bound {
   readonly unit: string;
   readonly absolute: number;
   readonly relative: number;
-  /** Memory moves by a GC cycle, which a span of a few minutes may catch on its way up. */
-  readonly shortAbsolute?: number;
+  /**
+   * Memory moves by a GC cycle, which a span of a few minutes may catch on its way up; null: a short run
+   * shows the series but does not judge it (another series judges that memory there).
+   */
+  readonly shortAbsolute?: number | null;
 }
 
 /** A measured span shorter than this is a short run's: memory is judged against shortAbsolute. */
@@ -28,7 +31,16 @@ export const SHORT_SPAN_SECONDS = 10 * 60;
 
 /** Resources of the service process the soak watches, and how much drift each may show. */
 export const BOUNDS: readonly Bound[] = [
-  { series: 'rssMb', label: 'resident memory', unit: 'MB', absolute: 24, relative: 0.05, shortAbsolute: 200 },
+  // In a short run RSS follows the heap's last saw-tooth up and, unlike the heap, rarely comes down within
+  // it (V8 keeps the freed pages): the heap and the memory outside it judge memory there.
+  {
+    series: 'rssMb',
+    label: 'resident memory',
+    unit: 'MB',
+    absolute: 24,
+    relative: 0.05,
+    shortAbsolute: null,
+  },
   {
     series: 'offHeapMb',
     label: 'resident memory outside the V8 heap',
@@ -84,6 +96,8 @@ export interface Trend {
   /** Fitted growth from the first to the last measured sample. */
   readonly growth: number;
   readonly allowed: number;
+  /** False for a series a short run shows without judging it. */
+  readonly judged: boolean;
   readonly ok: boolean;
 }
 
@@ -118,7 +132,9 @@ export function trends(samples: readonly Sample[], warmupSeconds: number): Trend
       .map((s) => [s.t, s[bound.series]!] as const);
     const perSecond = slope(points);
     const mid = median(points.map(([, y]) => y));
-    const absolute = span < SHORT_SPAN_SECONDS ? (bound.shortAbsolute ?? bound.absolute) : bound.absolute;
+    const short = span < SHORT_SPAN_SECONDS;
+    const judged = !(short && bound.shortAbsolute === null);
+    const absolute = short ? (bound.shortAbsolute ?? bound.absolute) : bound.absolute;
     const allowed = Math.max(absolute, bound.relative * mid);
     const growth = perSecond * span;
     return {
@@ -130,10 +146,14 @@ export function trends(samples: readonly Sample[], warmupSeconds: number): Trend
       slopePerMinute: perSecond * 60,
       growth,
       allowed,
-      ok: growth <= allowed,
+      judged,
+      ok: !judged || growth <= allowed,
     };
   });
 }
+
+/** flat, GROWS, or shown (a series a short run does not judge). */
+export const verdictWord = (verdict: Trend) => (!verdict.judged ? 'shown' : verdict.ok ? 'flat' : 'GROWS');
 
 /** A figure to three significant digits (whole numbers from 100 on), for the plot and the summary. */
 export const round = (value: number) => (Math.abs(value) >= 100 ? value.toFixed(0) : value.toPrecision(3));
@@ -194,7 +214,7 @@ function panel(samples: readonly Sample[], warmupSeconds: number, verdict: Trend
   const colour = verdict.ok ? '#2a9d3a' : '#d62828';
   const unit = verdict.unit === '' ? '' : ` ${verdict.unit.trim()}`;
   // A long heading is set smaller to fit its panel rather than run into the next one.
-  const heading = `${verdict.label}${unit}: ${verdict.ok ? 'flat' : 'GROWS'} (${round(verdict.growth)} / ${round(verdict.allowed)})`;
+  const heading = `${verdict.label}${unit}: ${verdictWord(verdict)} (${round(verdict.growth)}${verdict.judged ? ` / ${round(verdict.allowed)}` : ''})`;
   return [
     `<text x="${x0 + 8}" y="${y0 + 16}" font-weight="bold" fill="${colour}"${heading.length > 48 ? ` font-size="${((11 * 48) / heading.length).toFixed(1)}"` : ''}>${escapeXml(heading)}</text>`,
     `<rect x="${left}" y="${top}" width="${((Math.min(warmupSeconds, tMax) / tMax) * plotWidth).toFixed(1)}" height="${plotHeight}" fill="#eeeeee"/>`,

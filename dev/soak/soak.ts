@@ -19,7 +19,7 @@ import pg from 'pg';
 import { freePort } from '../support/processes.js';
 import { createTestWallet, fetchSigned } from '../support/wallet.js';
 import { type FakeValidator, startFakeValidator } from '../validator/index.js';
-import { renderSvg, round, type Sample, trends } from './soak-analysis.js';
+import { renderSvg, round, type Sample, trends, verdictWord } from './soak-analysis.js';
 import {
   type Behaviour,
   type Caller,
@@ -677,7 +677,7 @@ async function report(run: {
   log('series (growth after warm-up / allowed):');
   for (const v of verdicts) {
     log(
-      `  ${v.ok ? 'flat ' : 'GROWS'} ${v.label}: median ${round(v.median)}${v.unit}, ${v.slopePerMinute.toFixed(3)}/min, growth ${round(v.growth)} / ${round(v.allowed)}`,
+      `  ${verdictWord(v).padEnd(5)} ${v.label}: median ${round(v.median)}${v.unit}, ${v.slopePerMinute.toFixed(3)}/min, growth ${round(v.growth)}${v.judged ? ` / ${round(v.allowed)}` : ' (not judged in a short run)'}`,
     );
   }
   log(`requests: ${tally.total(tally.ok)} ok, ${failed} failed ${JSON.stringify(summary.failures)}`);

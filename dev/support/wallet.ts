@@ -13,7 +13,8 @@ let lastTimestamp = 0;
 
 /**
  * The exact text to sign. Each call takes a later millisecond: two requests never sign the same text.
- * `binding` (from requestBinding) ties the signature to one request; without it, any request accepts it.
+ * `binding` (from requestBinding) ties the signature to one request; the service refuses a message
+ * without it unless its operator set AUTH_REQUIRE_REQUEST_BINDING=false.
  */
 export function createAuthMessage(timestampMs?: number, binding?: string): string {
   const timestamp = timestampMs ?? Math.max(Date.now(), lastTimestamp + 1);
@@ -72,7 +73,10 @@ import { createHash, generateKeyPairSync, type KeyObject, sign } from 'node:cryp
 /** The host the test configuration's default PUBLIC_BASE_URL (http://localhost:3000) names. */
 export const TEST_DOMAIN = 'localhost:3000';
 
-/** The request a bound test message names; a non-string body is sent (and hashed) as JSON.stringify gives it. */
+/**
+ * The request a bound test message names: a string or bytes body is hashed as it is, any other body as
+ * JSON.stringify gives it (what Fastify's inject sends for an object payload).
+ */
 export interface SignedTestRequest {
   method: string;
   /** Path and query as the request line carries them. */
@@ -85,8 +89,13 @@ export interface SignedTestRequest {
 /** The binding lines of createAuthMessage for a test request, computed synchronously. */
 export function testRequestBinding(request: SignedTestRequest): string {
   const { body } = request;
-  const bytes = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
-  const hash = createHash('sha256').update(bytes, 'utf8').digest('hex');
+  const bytes =
+    body === undefined
+      ? Buffer.alloc(0)
+      : body instanceof Uint8Array
+        ? body
+        : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body), 'utf8');
+  const hash = createHash('sha256').update(bytes).digest('hex');
   return `Request: ${request.method.toUpperCase()} ${request.path}\nBody-SHA256: ${hash}\nDomain: ${request.domain ?? TEST_DOMAIN}`;
 }
 

@@ -17,6 +17,21 @@ export type VaultStatePatch = {
   balance?: Lamports;
 };
 
+/**
+ * Places bytes owned by the program at an address as they are (a vault of an earlier layout, say); the
+ * change lands in a new slot and subscribers hear of it.
+ */
+export function setRawAccount(
+  state: LedgerState,
+  address: Address,
+  data: Uint8Array,
+  lamports?: Lamports,
+): void {
+  state.programAccounts.set(address, { kind: 'raw', data: new Uint8Array(data) });
+  if (lamports !== undefined) state.lamports.set(address, BigInt(lamports));
+  state.touchAccounts([address]);
+}
+
 /** Rewrites a vault's account fields and its balance; the change lands in a new slot and subscribers hear of it. */
 export function setVaultState(state: LedgerState, vault: Address, patch: VaultStatePatch): void {
   const entry = state.getVault(vault);

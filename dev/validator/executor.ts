@@ -166,7 +166,7 @@ export async function executeTransaction(
     input.signatures ?? Array.from({ length: shape.header.numRequiredSignatures }, () => randomBase58(64));
   const unitsConsumed = run?.unitsConsumed ?? 0;
   const record: TransactionRecord = {
-    seq: state.transactions.length,
+    seq: (state.transactions.at(-1)?.seq ?? -1) + 1,
     signature: signatures[0] ?? randomBase58(64),
     signatures,
     slot: options.dryRun || input.sameSlot || payerError !== null ? state.slot : state.advanceSlot(),
@@ -191,7 +191,8 @@ export async function executeTransaction(
     events: run?.events ?? [],
     mentionsProgram: shape.accountKeys.includes(state.programId),
   };
-  if (!options.dryRun && payerError === null) state.record(record);
+  // A fork drops a landed transaction by restoring what it wrote (finality.ts).
+  if (!options.dryRun && payerError === null) state.record(record, err === null ? restore : undefined);
   return { record, err, unitsConsumed, fee, postState };
 }
 

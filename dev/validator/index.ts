@@ -2,12 +2,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Address, RpcTransport } from '@solana/kit';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { type ClusterFinality, createClusterFinality } from './finality.js';
 import type { ProgramEvent } from './program-events.js';
 import { DEFAULT_PROGRAM_ID } from './program-idl.js';
 import { findTreasuryAddress } from './program-instructions.js';
 import { stringifyJson, toJson } from './render.js';
-import { createPrioritizationFees, createRpcMethods, RpcError } from './rpc.js';
+import { createPrioritizationFees, createRpcMethods, DEVNET_GENESIS_HASH, RpcError } from './rpc.js';
 
+export { type ClusterFinality, FINALIZED_DEPTH, type SlotStatus } from './finality.js';
 export { STATUS_CACHE_SLOTS } from './rpc.js';
 
 import { createScenarios, type Scenarios } from './scenarios.js';
@@ -59,6 +61,11 @@ export type FakeValidator = Scenarios & {
   /** The ledger itself, for assertions the scenario methods do not cover. */
   state: LedgerState;
   /**
+   * The cluster's finality and forks: the finalized slot (fixable), dropping a confirmed transaction,
+   * killing a slot, and the slot statuses a `slots` stream would carry (onSlotStatus).
+   */
+  finality: ClusterFinality;
+  /**
    * The JSON-RPC methods as a kit transport in this process, without HTTP: for tests that call the node
    * hundreds of times. Answers go through the same JSON text as over HTTP; not logged in rpcRequests().
    */
@@ -80,6 +87,10 @@ export type FakeValidator = Scenarios & {
   setPrioritizationFees(values: readonly (number | bigint)[], accounts?: readonly Address[]): void;
   /** Makes a JSON-RPC method fail: `http` answers the whole request 503, `rpc` a JSON-RPC error; null heals. */
   failMethod(method: string, mode: 'http' | 'rpc' | null): void;
+  /** What getGenesisHash answers from now on (a node now serving another ledger). */
+  setGenesisHash(hash: string): void;
+  /** Adds control endpoints (`POST /_control/<name>`), e.g. a fake gRPC server's faults beside the ledger. */
+  addControls(controls: Record<string, (...args: never[]) => unknown>): void;
   /** Delays every JSON-RPC answer by this many milliseconds (the answer is computed on arrival). */
   setLatency(ms: number): void;
   /** The JSON-RPC requests since the last reset, with their methods and arrival/answer times (Infinity while in flight). */
@@ -120,7 +131,9 @@ export async function startFakeValidator(
   const state = new LedgerState(programId);
   const scenarios = createScenarios(state, treasury);
   const fees = createPrioritizationFees();
-  const call = createRpcMethods(state, treasury, scenarios.airdrop, fees, options.genesisHash);
+  let genesisHash = options.genesisHash ?? DEVNET_GENESIS_HASH;
+  const finality = createClusterFinality(state);
+  const call = createRpcMethods(state, treasury, scenarios.airdrop, fees, () => genesisHash, finality);
   let outage = false;
   let latencyMs = 0;
   const failing = new Map<string, 'http' | 'rpc'>();
@@ -167,6 +180,9 @@ export async function startFakeValidator(
     },
     getVault: (vault: Address) => state.getVault(vault) ?? null,
     balance: (address: Address) => state.balance(address),
+    dropTransaction: (signature: string) => finality.dropTransaction(signature),
+    killSlot: (slot: number) => finality.killSlot(slot),
+    setFinalizedSlot: (slot: number | null) => finality.setFinalizedSlot(slot),
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -268,6 +284,7 @@ export async function startFakeValidator(
     programId,
     treasury,
     state,
+    finality,
     transport: (async ({ payload }: { payload: unknown }) => {
       if (outage) throw new Error('fake validator: outage');
       return JSON.parse(stringifyJson(await answer(payload)));
@@ -282,6 +299,12 @@ export async function startFakeValidator(
     setNotificationsEnabled: (on) => hub.setEnabled(on),
     setPrioritizationFees: (values, accounts) => fees.set(values, accounts),
     failMethod,
+    setGenesisHash: (hash) => {
+      genesisHash = hash;
+    },
+    addControls: (more) => {
+      Object.assign(controls, more);
+    },
     setLatency: (ms) => {
       latencyMs = ms;
     },

@@ -39,7 +39,7 @@ type ProgramIdl = {
 };
 
 export const IDL = JSON.parse(
-  readFileSync(new URL('./vault-program.idl.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../program/vault-program.idl.json', import.meta.url), 'utf8'),
 ) as ProgramIdl;
 export const coder = new BorshCoder(IDL as unknown as Idl);
 

@@ -1,5 +1,6 @@
 import { type Address, getBase58Encoder, isAddress } from '@solana/kit';
 import { executeTransaction } from './executor.js';
+import { type ClusterFinality, createClusterFinality } from './finality.js';
 import { renderAccount, renderSignatureInfo, renderTransaction } from './render.js';
 import type { LedgerState, TransactionRecord } from './state.js';
 import { decodeWireTransaction, verifySignature, type WireTransaction } from './wire.js';
@@ -63,7 +64,8 @@ export function createRpcMethods(
   treasury: Address,
   airdrop: (address: Address, lamports: bigint) => Promise<{ signature: string }>,
   fees: PrioritizationFees = createPrioritizationFees(),
-  genesisHash: string = DEVNET_GENESIS_HASH,
+  genesisHash: () => string = () => DEVNET_GENESIS_HASH,
+  finality: ClusterFinality = createClusterFinality(state),
 ) {
   const context = () => ({ slot: state.slot, apiVersion: '2.1.21' });
 
@@ -157,8 +159,18 @@ export function createRpcMethods(
   const methods: Record<string, (params: unknown[]) => unknown> = {
     getHealth: () => 'ok',
     getVersion: () => ({ 'solana-core': '2.1.21', 'feature-set': 1_416_569_292 }),
-    getGenesisHash: () => genesisHash,
-    getSlot: () => state.slot,
+    getGenesisHash: () => genesisHash(),
+    // A node's default commitment is `finalized` (kit leaves it out when asked for it).
+    getSlot: (params) => {
+      const commitment = config(params, 0).commitment;
+      return commitment === undefined || commitment === 'finalized' ? finality.finalizedSlot() : state.slot;
+    },
+    getBlockTime: (params) => {
+      const slot = Number(params[0]);
+      const time = state.blockTime(slot);
+      if (time === null) throw new RpcError(-32004, `Block not available for slot ${slot}`);
+      return time;
+    },
     getBlockHeight: () => state.blockHeight,
     getLatestBlockhash: () => ({ context: context(), value: state.latestBlockhash() }),
     isBlockhashValid: (params) => ({
@@ -199,6 +211,8 @@ export function createRpcMethods(
       const record = state.bySignature.get(param(params, 0, isString, 'signature'));
       if (record === undefined) return null;
       const cfg = config(params, 1);
+      // Asked explicitly: kit leaves `finalized` out, and then the ledger answers as it holds it.
+      if (cfg.commitment === 'finalized' && record.slot > finality.finalizedSlot()) return null;
       const max = cfg.maxSupportedTransactionVersion;
       if (record.version === 0 && max === undefined) {
         throw new RpcError(
@@ -225,7 +239,14 @@ export function createRpcMethods(
       const searchHistory = config(params, 1).searchTransactionHistory === true;
       return {
         context: context(),
-        value: list.map((s) => renderSignatureStatus(state.bySignature.get(s), state.slot, searchHistory)),
+        value: list.map((s) =>
+          renderSignatureStatus(
+            state.bySignature.get(s),
+            state.slot,
+            finality.finalizedSlot(),
+            searchHistory,
+          ),
+        ),
       };
     },
     requestAirdrop: async (params) => {
@@ -254,18 +275,21 @@ export function createRpcMethods(
 const MAX_SIGNATURE_STATUSES = 256;
 /** Slots whose statuses a node keeps in its status cache, the only place looked at without searchTransactionHistory. */
 export const STATUS_CACHE_SLOTS = 300;
-/** How deep a slot is once a supermajority has rooted it (finalized). */
-const FINALIZED_DEPTH = 32;
 
 /**
  * A status as the node answers it: null when unknown, or when it left the status cache and the ledger's
  * history was not searched; `confirmations` counts blocks since, null once finalized (rooted).
  */
-function renderSignatureStatus(record: TransactionRecord | undefined, slot: number, searchHistory: boolean) {
+function renderSignatureStatus(
+  record: TransactionRecord | undefined,
+  slot: number,
+  finalizedSlot: number,
+  searchHistory: boolean,
+) {
   if (record === undefined) return null;
   const depth = slot - record.slot;
   if (!searchHistory && depth >= STATUS_CACHE_SLOTS) return null;
-  const finalized = depth >= FINALIZED_DEPTH;
+  const finalized = record.slot <= finalizedSlot;
   return {
     slot: record.slot,
     confirmations: finalized ? null : depth,

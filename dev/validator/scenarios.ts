@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Address } from '@solana/kit';
-import { setVaultState, type VaultStatePatch } from './account-overrides.js';
+import { setRawAccount, setVaultState, type VaultStatePatch } from './account-overrides.js';
 import { executeTransaction, type TransactionInput } from './executor.js';
 import { type BlockReason, encodeProgramEvent, type ProgramEvent, type VaultTier } from './program-events.js';
 import { SYSTEM_PROGRAM_ADDRESS } from './program-idl.js';
@@ -187,6 +187,9 @@ export function createScenarios(state: LedgerState, treasury: Address) {
     deposit,
     /** Rewrites a vault's account and balance in a new slot (see account-overrides.ts). */
     setVaultState: (vault: Address, patch: VaultStatePatch) => setVaultState(state, vault, patch),
+    /** Places raw program-owned bytes at an address (see account-overrides.ts). */
+    setRawAccount: (address: Address, data: Uint8Array, lamports?: Lamports) =>
+      setRawAccount(state, address, data, lamports),
 
     async createOverride(
       vault: Address,

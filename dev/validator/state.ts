@@ -59,12 +59,16 @@ export type TransactionRecord = {
 
 export type VaultEntry = { kind: 'vault'; config: VaultConfig; depositAddress: Address };
 export type OverrideEntry = { kind: 'override'; value: PendingOverride; approved: boolean };
-export type ProgramAccount = VaultEntry | OverrideEntry;
+/** Bytes a test placed as they are (e.g. a vault of the program's earlier layout): never executed on. */
+export type RawEntry = { kind: 'raw'; data: Uint8Array };
+export type ProgramAccount = VaultEntry | OverrideEntry | RawEntry;
 
 export const VAULT_RENT = 6_521_520n; // rent-exempt minimum for 809 bytes
 export const OVERRIDE_RENT = 1_802_640n; // rent-exempt minimum for 131 bytes
 const CLOCK_RENT = 1_169_280n; // what the Clock sysvar account holds on every cluster
 const SLOTS_PER_EPOCH = 432_000;
+/** Recent transactions a fork can still drop with their writes undone. */
+const UNDO_KEPT = 1_000;
 
 const base58 = getBase58Decoder();
 
@@ -81,12 +85,16 @@ export class LedgerState {
   readonly bySignature = new Map<string, TransactionRecord>();
   readonly byAddress = new Map<Address, TransactionRecord[]>();
   readonly blockhashes = new Map<string, number>();
+  /** How to take back each recent successful transaction's writes, by signature. */
+  readonly undos = new Map<string, () => void>();
   slot: number;
   blockHeight: number;
   private fixedTime: number | null = null;
   private autoAdvanceSeconds = 0;
   /** The block time of the current slot: what the Clock sysvar says. */
   private slotTime: number;
+  /** Each slot's block time, for getBlockTime (the first transaction's time when it has one). */
+  private readonly slotTimes = new Map<number, number>();
   private latest: string;
   private readonly listeners = new Set<(record: TransactionRecord) => void>();
   private readonly slotListeners = new Set<(slot: number) => void>();
@@ -127,6 +135,7 @@ export class LedgerState {
     this.slot += 1;
     this.blockHeight += 1;
     this.slotTime = this.now();
+    this.slotTimes.set(this.slot, this.slotTime);
     if (this.slot % 150 === 0) this.latest = this.rotateBlockhash();
     for (const listener of this.slotListeners) listener(this.slot);
     return this.slot;
@@ -190,7 +199,7 @@ export class LedgerState {
           ? { ...entry, config: { ...entry.config, whitelist: [...entry.config.whitelist] } }
           : entry?.kind === 'override'
             ? { ...entry, value: { ...entry.value } }
-            : undefined;
+            : entry;
       return { address, lamports: this.lamports.get(address), entry: copy };
     });
     return () => {
@@ -215,7 +224,11 @@ export class LedgerState {
     const lamports = this.balance(address);
     if (entry !== undefined) {
       const data =
-        entry.kind === 'vault' ? encodeVaultConfig(entry.config) : encodePendingOverride(entry.value);
+        entry.kind === 'vault'
+          ? encodeVaultConfig(entry.config)
+          : entry.kind === 'override'
+            ? encodePendingOverride(entry.value)
+            : entry.data;
       return { lamports, owner: this.programId, data, executable: false };
     }
     if (address === this.programId) {
@@ -226,7 +239,23 @@ export class LedgerState {
     return { lamports, owner: SYSTEM_PROGRAM_ADDRESS, data: new Uint8Array(), executable: false };
   }
 
-  record(record: TransactionRecord): void {
+  /** A past or current slot's block time; null for a slot not made yet. */
+  blockTime(slot: number): number | null {
+    if (slot > this.slot) return null;
+    return this.slotTimes.get(slot) ?? this.slotTime;
+  }
+
+  /**
+   * Records a landed transaction; `undo` restores the accounts it wrote as they were before it (kept for
+   * the most recent UNDO_KEPT transactions: a fork drops a recent one, see finality.ts).
+   */
+  record(record: TransactionRecord, undo?: () => void): void {
+    if (undo !== undefined) {
+      this.undos.set(record.signature, undo);
+      if (this.undos.size > UNDO_KEPT) this.undos.delete(this.undos.keys().next().value as string);
+    }
+    // The block's time is its first transaction's (a scenario may stamp it after the slot was made).
+    if (this.transactions.at(-1)?.slot !== record.slot) this.slotTimes.set(record.slot, record.blockTime);
     this.transactions.push(record);
     this.bySignature.set(record.signature, record);
     for (const key of new Set(record.accountKeys)) {

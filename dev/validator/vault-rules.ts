@@ -10,7 +10,7 @@ import type { LedgerState, TxInstruction, VaultEntry } from './state.js';
  */
 
 /** A spending window lasts a day from its `last_reset`, by the Clock's unix_timestamp. */
-const DAY_SECONDS = 86_400n;
+export const DAY_SECONDS = 86_400n;
 const BASIS_POINTS = 10_000n;
 
 /** Scenario shortcuts: force an outcome the policy would not produce on its own. */

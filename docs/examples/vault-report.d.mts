@@ -1,5 +1,5 @@
 // Types of vault-report.mjs, for the tests that run the example.
-import type { VaultkeeperClient } from 'vaultkeeper/client';
+import type { VaultkeeperClient } from '@vaultkeeper/client';
 
 export function report(
   client: VaultkeeperClient,

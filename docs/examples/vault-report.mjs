@@ -1,5 +1,5 @@
 // An owner's morning report with the package's client (@vaultkeeper/client): each vault with today's
-// spending and its pending approval requests, then each webhook with its failed deliveries. Run:
+// spending and its pending overrides, then each webhook with its failed deliveries. Run:
 //   VAULTKEEPER_URL=https://vaultkeeper.example.com KEYPAIR=~/.config/solana/id.json node vault-report.mjs
 // VAULTKEEPER_URL is the service's PUBLIC_BASE_URL; KEYPAIR is a solana-keygen JSON file (64 numbers).
 import { readFileSync } from 'node:fs';

@@ -73,6 +73,15 @@ describe('VaultConfig', () => {
     assert.throws(() => decodeVaultConfig(new Uint8Array(131)), AccountDecodeError);
   });
 
+  it('rejects a bool byte other than 0/1 and an unknown tier (Kit would read them leniently)', () => {
+    const paused = handMadeVaultConfig();
+    paused[791] = 2;
+    assert.throws(() => decodeVaultConfig(paused), { code: 'ACCOUNT_DISCRIMINATOR_INVALID' });
+    const tier = handMadeVaultConfig();
+    tier[737] = 3;
+    assert.throws(() => decodeVaultConfig(tier), { code: 'ACCOUNT_DISCRIMINATOR_INVALID' });
+  });
+
   it('parseVaultConfigAccount checks the owner is the program', () => {
     const data = handMadeVaultConfig();
     assert.equal(parseVaultConfigAccount(null, DEFAULT_PROGRAM_ID), null);

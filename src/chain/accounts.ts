@@ -1,19 +1,9 @@
-import {
-  type Codec,
-  fixCodecSize,
-  getArrayCodec,
-  getBytesCodec,
-  getI64Codec,
-  getStructCodec,
-  getU8Codec,
-  getU16Codec,
-  getU64Codec,
-  type ReadonlyUint8Array,
-} from '@solana/codecs';
-import { type Address, getAddressCodec } from '@solana/kit';
+import type { Address, ReadonlyUint8Array } from '@solana/kit';
+import type { Logger } from 'pino';
+import { MAX_NAME_BYTES, MAX_WHITELIST } from '../domain/policy/program-limits.js';
 import { VAULT_TIERS, type VaultTier } from '../domain/vaults/vault-resource.js';
-import { MAX_NAME_BYTES, MAX_WHITELIST } from '../domain/vaults/vault-write-rules.js';
-import { getStrictBooleanCodec, getU8EnumCodec } from './codecs.js';
+import { getStrictCodec, withEnumName } from './codecs.js';
+import { getPendingOverrideCodec, getVaultConfigCodec } from './generated/accounts/index.js';
 import {
   ACCOUNT_DISCRIMINATORS,
   type AccountName,
@@ -71,38 +61,19 @@ export type PendingOverride = {
   bump: number;
 };
 
-const pubkey = getAddressCodec();
-
-// Raw layout, field for field as the IDL declares it (the account layouts of the program's IDL, dev/validator/vault-program.idl.json).
-const vaultConfigLayout = getStructCodec([
-  ['authority', pubkey],
-  ['agentSigner', pubkey],
-  ['dailyLimit', getU64Codec()],
-  ['spentToday', getU64Codec()],
-  ['lastReset', getI64Codec()],
-  ['whitelist', getArrayCodec(pubkey, { size: MAX_WHITELIST })],
-  ['whitelistCount', getU8Codec()],
-  ['tier', getU8EnumCodec(VAULT_TIERS, 'VaultTier')],
-  ['feeBasisPoints', getU16Codec()],
-  ['name', fixCodecSize(getBytesCodec(), MAX_NAME_BYTES)],
-  ['nameLen', getU8Codec()],
-  ['paused', getStrictBooleanCodec()],
-  ['overrideNonce', getU64Codec()],
-  ['vaultNonce', getU64Codec()],
-  ['bump', getU8Codec()],
-]);
-
-const pendingOverrideLayout: Codec<PendingOverride> = getStructCodec([
-  ['vault', pubkey],
-  ['nonce', getU64Codec()],
-  ['instructionHash', fixCodecSize(getBytesCodec(), 32)],
-  ['requestedAmount', getU64Codec()],
-  ['destination', pubkey],
-  ['expiresAt', getI64Codec()],
-  ['executed', getStrictBooleanCodec()],
-  ['overrideType', getU8EnumCodec(OVERRIDE_TYPES, 'OverrideType')],
-  ['bump', getU8Codec()],
-]) as Codec<PendingOverride>;
+// The layouts rendered from the IDL, decoding bools strictly (codecs.ts), with enums as their API names.
+const vaultConfigLayout = withEnumName(
+  getStrictCodec(getVaultConfigCodec()),
+  'tier',
+  VAULT_TIERS,
+  'VaultTier',
+);
+const pendingOverrideLayout = withEnumName(
+  getStrictCodec(getPendingOverrideCodec()),
+  'overrideType',
+  OVERRIDE_TYPES,
+  'OverrideType',
+);
 
 function assertAccount(data: ReadonlyUint8Array, name: AccountName, size: number): void {
   if (data.length !== size) {
@@ -114,23 +85,16 @@ function assertAccount(data: ReadonlyUint8Array, name: AccountName, size: number
   }
 }
 
-function withDiscriminator(name: AccountName, body: ReadonlyUint8Array): Uint8Array {
-  const out = new Uint8Array(8 + body.length);
-  out.set(ACCOUNT_DISCRIMINATORS[name], 0);
-  out.set(body, 8);
-  return out;
-}
-
 /** Throws AccountDecodeError on a wrong size or discriminator. */
 export function decodeVaultConfig(data: ReadonlyUint8Array): VaultConfig {
   assertAccount(data, 'VaultConfig', VAULT_CONFIG_SIZE);
   let raw: ReturnType<typeof vaultConfigLayout.decode>;
   try {
-    raw = vaultConfigLayout.decode(data, 8);
+    raw = vaultConfigLayout.decode(data);
   } catch (error) {
     throw new AccountDecodeError('ACCOUNT_DISCRIMINATOR_INVALID', `malformed VaultConfig: ${String(error)}`);
   }
-  const { name, nameLen, whitelist, ...rest } = raw;
+  const { discriminator: _, name, nameLen, whitelist, ...rest } = raw;
   return {
     ...rest,
     whitelist: whitelist.slice(0, Math.min(raw.whitelistCount, MAX_WHITELIST)),
@@ -146,15 +110,17 @@ export function encodeVaultConfig(config: VaultConfig): Uint8Array {
   name.set(nameBytes);
   const whitelist = [...config.whitelist];
   while (whitelist.length < MAX_WHITELIST) whitelist.push(SYSTEM_PROGRAM_ADDRESS);
-  const body = vaultConfigLayout.encode({ ...config, whitelist, name, nameLen: nameBytes.length });
-  return withDiscriminator('VaultConfig', body);
+  const discriminator = ACCOUNT_DISCRIMINATORS.VaultConfig;
+  return new Uint8Array(
+    vaultConfigLayout.encode({ ...config, discriminator, whitelist, name, nameLen: nameBytes.length }),
+  );
 }
 
 /** Throws AccountDecodeError on a wrong size or discriminator. */
 export function decodePendingOverride(data: ReadonlyUint8Array): PendingOverride {
   assertAccount(data, 'PendingOverride', PENDING_OVERRIDE_SIZE);
   try {
-    const decoded = pendingOverrideLayout.decode(data, 8);
+    const { discriminator: _, ...decoded } = pendingOverrideLayout.decode(data);
     return { ...decoded, instructionHash: new Uint8Array(decoded.instructionHash) };
   } catch (error) {
     throw new AccountDecodeError(
@@ -165,7 +131,41 @@ export function decodePendingOverride(data: ReadonlyUint8Array): PendingOverride
 }
 
 export function encodePendingOverride(value: PendingOverride): Uint8Array {
-  return withDiscriminator('PendingOverride', pendingOverrideLayout.encode(value));
+  const discriminator = ACCOUNT_DISCRIMINATORS.PendingOverride;
+  return new Uint8Array(pendingOverrideLayout.encode({ ...value, discriminator }));
+}
+
+/** Accounts already named in a warning (`address:size:code`), so that each is named once per process. */
+const warnedAccounts = new Set<string>();
+/** Past this many, the set starts over: a warning may then repeat, memory never grows. */
+const MAX_WARNED_ACCOUNTS = 10_000;
+
+/**
+ * Logs once per account (and size) why a VaultConfig was skipped. An account of another size is a vault
+ * of one of the program's earlier layouts (devnet still holds them): it is read as nothing, never
+ * decoded into wrong fields, and never stops the caller.
+ */
+export function warnUndecodable(
+  logger: Pick<Logger, 'warn'>,
+  address: string,
+  size: number,
+  error: AccountDecodeError,
+): void {
+  const key = `${address}:${size}:${error.code}`;
+  if (warnedAccounts.has(key)) return;
+  if (warnedAccounts.size >= MAX_WARNED_ACCOUNTS) warnedAccounts.clear();
+  warnedAccounts.add(key);
+  if (error.code === 'ACCOUNT_SIZE_INVALID') {
+    logger.warn(
+      { account: address, size, expectedSize: VAULT_CONFIG_SIZE, code: error.code },
+      `VaultConfig ${address} is ${size} bytes, not the current layout's ${VAULT_CONFIG_SIZE}: skipped (an earlier layout of the program)`,
+    );
+  } else {
+    logger.warn(
+      { account: address, size, code: error.code },
+      `${address} is not a VaultConfig of the vault program: skipped`,
+    );
+  }
 }
 
 /**

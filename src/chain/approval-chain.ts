@@ -1,6 +1,6 @@
-// The approve Blink's chain port (domain/actions/approve-transaction.ts): the program's PDAs, account
+// The approve flow's chain port (domain/approvals/approve-transaction.ts): the program's PDAs, account
 // codecs and instruction builders the approval transaction is made of.
-import type { ApprovalChain } from '../domain/actions/approve-transaction.js';
+import type { ApprovalChain } from '../domain/approvals/approve-transaction.js';
 import { decodePendingOverride, parseVaultConfigAccount } from './accounts.js';
 import {
   buildApproveOverrideInstruction,

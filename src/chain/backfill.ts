@@ -5,6 +5,7 @@ import type { Address, Signature } from '@solana/kit';
 import type { BackfillConfig } from '../config.js';
 import type { IngestionService } from '../domain/ingestion/apply-signature.js';
 import { findAppliedSignatures, getCursor, setCursor } from '../domain/ingestion/cursor.js';
+import type { ChainTransaction } from '../domain/ingestion/types.js';
 import { withRetry } from '../lib/backoff.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Storage, Tx } from '../storage/database.js';
@@ -25,6 +26,11 @@ export interface BackfillDeps {
   fence?: (tx: Tx) => Promise<void>;
   fetchConcurrency: number;
   batchSize: number;
+  /**
+   * A transaction this session already holds (a gRPC update carried it, not yet committed): the backfill
+   * applies it from there instead of reading it again, so a backfill beside a stream costs no reads.
+   */
+  carried?: (signature: string) => ChainTransaction | undefined;
 }
 
 export interface SignatureInfo {
@@ -102,7 +108,8 @@ async function applyPage(deps: BackfillDeps, page: SignatureInfo[], signal: Abor
   const todo = page.filter((s) => !done.has(s.signature));
   const reader = createOrderedReader(
     todo,
-    (info) => readTransaction(deps.rpc, deps.programId, info.signature, signal),
+    async (info) =>
+      deps.carried?.(info.signature) ?? readTransaction(deps.rpc, deps.programId, info.signature, signal),
     { concurrency: deps.fetchConcurrency, buffer: deps.batchSize * 2 },
   );
   let applied = 0;

@@ -9,7 +9,12 @@ import {
   type VaultAccountRead,
 } from '../domain/ingestion/types.js';
 import { withRetry } from '../lib/backoff.js';
-import { AccountDecodeError, decodePendingOverride, parseVaultConfigAccount } from './accounts.js';
+import {
+  AccountDecodeError,
+  decodePendingOverride,
+  parseVaultConfigAccount,
+  warnUndecodable,
+} from './accounts.js';
 import { findPendingOverrideAddress, findVaultAuthorityAddress } from './pdas.js';
 import type { SolanaRpc } from './rpc.js';
 
@@ -22,8 +27,11 @@ export function createChainReader(deps: {
   programId: Address;
   logger: Logger;
   signal?: AbortSignal;
+  /** `confirmed` (ingestion) unless asked otherwise: the finality reconciler reads at `finalized`. */
+  commitment?: 'confirmed' | 'finalized';
 }): ChainStateReader {
   const { rpc, programId, logger, signal } = deps;
+  const commitment = deps.commitment ?? 'confirmed';
 
   async function readAccount(
     address: Address,
@@ -33,7 +41,7 @@ export function createChainReader(deps: {
       () =>
         rpc
           .getAccountInfo(address, {
-            commitment: 'confirmed',
+            commitment,
             encoding: 'base64',
             ...(minSlot > 0 ? { minContextSlot: BigInt(minSlot) } : {}),
           })
@@ -60,7 +68,7 @@ export function createChainReader(deps: {
           state = parseVaultConfigAccount(account, programId);
         } catch (error) {
           if (!(error instanceof AccountDecodeError)) throw error;
-          logger.warn({ vault: address, code: error.code }, 'not a VaultConfig of the vault program');
+          warnUndecodable(logger, address, account?.data.length ?? 0, error);
         }
         return [address, { slot, state, depositAddress }] as const;
       });

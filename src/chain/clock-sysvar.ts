@@ -2,13 +2,14 @@
 // account is 40 bytes (slot u64, epoch_start_timestamp i64, epoch u64, leader_schedule_epoch u64,
 // unix_timestamp i64), owned by the sysvar program and rewritten every slot.
 import {
+  type Address,
+  address,
   type FixedSizeCodec,
   getI64Codec,
   getStructCodec,
   getU64Codec,
   type ReadonlyUint8Array,
-} from '@solana/codecs';
-import { type Address, address } from '@solana/kit';
+} from '@solana/kit';
 import { AccountDecodeError } from './accounts.js';
 
 export const CLOCK_SYSVAR_ADDRESS: Address = address('SysvarC1ock11111111111111111111111111111111');

@@ -1,60 +1,43 @@
-import {
-  type Codec,
-  combineCodec,
-  createDecoder,
-  createEncoder,
-  type FixedSizeCodec,
-  getU8Codec,
-  getU64Decoder,
-  getU64Encoder,
-  transformCodec,
-} from '@solana/codecs';
+import { type Codec, createCodec, transformCodec } from '@solana/kit';
 import { getEnumIndex, getEnumValue } from './program.js';
 
-/** Strict borsh pieces shared by events, accounts and instructions. */
+/** Thin wrappers that adapt the codecs generated from the IDL (./generated) to what the service needs. */
 
-/** bool that rejects bytes other than 0/1 (kit's boolean decoder reads any non-1 byte as false). */
-export function getStrictBooleanCodec(): FixedSizeCodec<boolean, boolean, 1> {
-  return transformCodec(
-    getU8Codec(),
-    (value: boolean) => (value ? 1 : 0),
-    (byte: number) => {
-      if (byte > 1) throw new RangeError(`invalid bool byte ${byte}`);
-      return byte === 1;
-    },
-  );
-}
-
-/** u8 enum carried as its API string; an unknown index fails the decode. */
-export function getU8EnumCodec<T extends string>(
-  values: readonly T[],
-  enumName: string,
-): FixedSizeCodec<T, T, 1> {
-  return transformCodec(
-    getU8Codec(),
-    (value: T) => getEnumIndex(values, value, enumName),
-    (index: number) => getEnumValue(values, index, enumName),
-  );
-}
-
-/** Option<u64> as borsh writes it (tag 0 None / 1 Some); kit's nullable codec accepts any tag. */
-export function getOptionalU64Codec(): Codec<bigint | number | null, bigint | null> {
-  const u64Encoder = getU64Encoder();
-  const u64Decoder = getU64Decoder();
-  const encoder = createEncoder<bigint | number | null>({
-    getSizeFromValue: (value) => (value === null ? 1 : 9),
-    write(value, bytes, offset) {
-      bytes[offset] = value === null ? 0 : 1;
-      return value === null ? offset + 1 : u64Encoder.write(value, bytes, offset + 1);
-    },
-  });
-  const decoder = createDecoder<bigint | null>({
+/**
+ * Kit's bool and Option decoders read any byte or tag (bool byte 2 as false, Option tag 2 as None), while
+ * borsh as the program writes it has one encoding per value: a value that does not encode back to the very
+ * bytes it was read from is rejected as malformed instead of being misread.
+ */
+export function getStrictCodec<From, To extends From>(codec: Codec<From, To>): Codec<From, To> {
+  return createCodec({
+    ...codec,
     read(bytes, offset) {
-      const tag = bytes[offset];
-      if (tag === 0) return [null, offset + 1];
-      if (tag !== 1) throw new RangeError(`invalid option tag ${String(tag)}`);
-      return u64Decoder.read(bytes, offset + 1);
+      const [value, next] = codec.read(bytes, offset);
+      const canonical = codec.encode(value);
+      const read = bytes.subarray(offset, next);
+      if (canonical.length !== read.length || canonical.some((byte, i) => byte !== read[i])) {
+        throw new RangeError(`invalid bool byte or option tag at offset ${offset}`);
+      }
+      return [value, next];
     },
-  });
-  return combineCodec(encoder, decoder);
+  } as Codec<From, To>);
+}
+
+/** `V` with its enum field `K` carried as the enum's API name. */
+export type WithEnumName<V, K extends keyof V, T extends string> = Omit<V, K> & { [P in K]: T };
+
+/** The generated codecs carry an enum as its index (a numeric TS enum); the API carries its name. */
+export function withEnumName<
+  K extends string,
+  T extends string,
+  From,
+  To extends From & { [P in K]: number },
+>(codec: Codec<From, To>, key: K, values: readonly T[], enumName: string): Codec<WithEnumName<To, K, T>> {
+  return transformCodec(
+    codec as unknown as Codec<To>,
+    (value: WithEnumName<To, K, T>) =>
+      ({ ...value, [key]: getEnumIndex(values, value[key], enumName) }) as unknown as To,
+    (value: To) =>
+      ({ ...value, [key]: getEnumValue(values, value[key], enumName) }) as WithEnumName<To, K, T>,
+  );
 }

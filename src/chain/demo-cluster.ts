@@ -1,48 +1,25 @@
-// DEMO_MODE hands the demo owner's private key to the approval page: before anything starts, every
-// configured RPC must serve a ledger of its own (a local test validator), never a public cluster.
+// DEMO_MODE's ledger checks on the wire (the rule is in domain/demo/demo-guard.ts): getGenesisHash on one
+// endpoint, and a re-check whenever a connection to an endpoint is established again.
 import { createSolanaRpc } from '@solana/kit';
-import { StartError } from '../lib/start-error.js';
-
-/** The genesis hashes of Solana's public clusters (what getGenesisHash answers on each). */
-export const PUBLIC_GENESIS_HASHES: Readonly<Record<string, string>> = {
-  '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d': 'mainnet-beta',
-  EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG: 'devnet',
-  '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NcLQ': 'testnet',
-};
+import type { DemoGuard } from '../domain/demo/demo-guard.js';
+import type { RpcEndpoints } from './rpc-endpoints.js';
 
 const LOOKUP_TIMEOUT_MS = 10_000;
-const HINT =
-  'run the demo on a local validator (npm run demo starts one), or turn DEMO_MODE off: it hands the owner key to the page';
 
-async function readGenesisHash(rpcUrl: string): Promise<string> {
+/** getGenesisHash on exactly this endpoint. */
+export async function readGenesisHash(rpcUrl: string): Promise<string> {
   return createSolanaRpc(rpcUrl)
     .getGenesisHash()
     .send({ abortSignal: AbortSignal.timeout(LOOKUP_TIMEOUT_MS) });
 }
 
-/** Throws a StartError unless every endpoint answers a genesis hash that no public cluster has. */
-export async function assertLocalCluster(
-  endpoints: readonly { readonly rpcUrl: string }[],
-  read: (rpcUrl: string) => Promise<string> = readGenesisHash,
-): Promise<void> {
-  for (const { rpcUrl } of endpoints) {
-    // The host only: RPC URLs carry API keys in their paths and queries.
-    const host = new URL(rpcUrl).host;
-    let genesisHash: string;
-    try {
-      genesisHash = await read(rpcUrl);
-    } catch (error) {
-      throw new StartError(
-        `DEMO_MODE could not ask the RPC at ${host} which ledger it serves (getGenesisHash: ${(error as Error).message})`,
-        HINT,
-      );
-    }
-    const cluster = PUBLIC_GENESIS_HASHES[genesisHash];
-    if (cluster !== undefined) {
-      throw new StartError(
-        `DEMO_MODE refused: the RPC at ${host} serves ${cluster} (genesis hash ${genesisHash})`,
-        HINT,
-      );
-    }
-  }
+/**
+ * Re-checks an endpoint's ledger each time a connection to it is established again: a WebSocket
+ * subscription (re)connecting, or HTTP calls answering after failures. Returns the unsubscribe.
+ */
+export function watchDemoLedger(
+  rpcEndpoints: Pick<RpcEndpoints, 'onConnection'>,
+  guard: DemoGuard,
+): () => void {
+  return rpcEndpoints.onConnection((endpoint) => void guard.recheck(endpoint.rpcUrl));
 }

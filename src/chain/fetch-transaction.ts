@@ -1,11 +1,42 @@
-// getTransaction → {slot, blockTime, err, logs} → log parser → event decoder: the one shape every
-// signature is decoded from, whether a notification or the backfill named it.
+// {slot, blockTime, err, logs} → log parser → event decoder: the one shape every transaction is
+// decoded from, whether getTransaction read it (notification, backfill) or a gRPC update carried it.
 import type { Address, Signature } from '@solana/kit';
 import type { ChainTransaction } from '../domain/ingestion/types.js';
 import { sleep, withRetry } from '../lib/backoff.js';
 import { parseProgramLogs } from './log-parser.js';
 import { decodeProgramEvent } from './program-events.js';
 import type { SolanaRpc } from './rpc.js';
+
+/**
+ * A program transaction as both sources carry it: getTransaction's result, or a gRPC transaction
+ * update with its slot's block time. Everything ingestion reads of a transaction is here.
+ */
+export interface TransactionView {
+  signature: string;
+  slot: number;
+  /** Seconds since the epoch; null when unknown. */
+  blockTime: number | null;
+  /** `meta.err`: null when the transaction succeeded (its shape differs between sources; only presence counts). */
+  err: unknown;
+  logMessages: readonly string[];
+}
+
+/** The one decoder: a transaction's logs → the vault program's events, whichever source read it. */
+export function decodeProgramTransaction(view: TransactionView, programId: Address): ChainTransaction {
+  const parsed = parseProgramLogs(view.logMessages, programId);
+  return {
+    signature: view.signature,
+    slot: view.slot,
+    blockTime: view.blockTime === null ? null : new Date(view.blockTime * 1000),
+    failed: view.err != null,
+    truncated: parsed.truncated,
+    events: parsed.events.map((event) => ({
+      index: event.index,
+      instruction: event.instruction,
+      ...decodeProgramEvent(event.bytes),
+    })),
+  };
+}
 
 export async function fetchProgramTransaction(
   rpc: SolanaRpc,
@@ -21,19 +52,16 @@ export async function fetchProgramTransaction(
     })
     .send(signal === undefined ? undefined : { abortSignal: signal });
   if (result === null) return null;
-  const parsed = parseProgramLogs(result.meta?.logMessages ?? [], programId);
-  return {
-    signature,
-    slot: Number(result.slot),
-    blockTime: result.blockTime === null ? null : new Date(Number(result.blockTime) * 1000),
-    failed: result.meta?.err != null,
-    truncated: parsed.truncated,
-    events: parsed.events.map((event) => ({
-      index: event.index,
-      instruction: event.instruction,
-      ...decodeProgramEvent(event.bytes),
-    })),
-  };
+  return decodeProgramTransaction(
+    {
+      signature,
+      slot: Number(result.slot),
+      blockTime: result.blockTime === null ? null : Number(result.blockTime),
+      err: result.meta?.err ?? null,
+      logMessages: result.meta?.logMessages ?? [],
+    },
+    programId,
+  );
 }
 
 /** Thrown when a listed signature stays unknown to the node after a few tries. */

@@ -7,10 +7,11 @@ import type { runLogSubscription } from './subscription.js';
 /** Live signatures held while a backfill runs; beyond this the backfill reads them instead. */
 const MAX_QUEUED = 100_000;
 
-function setFeed(s: Session, endpoint: string | null): void {
+export function setFeed(s: Session, endpoint: string | null): void {
   const { metrics, roleStatus } = s.deps;
   const status = roleStatus.ingestor;
   status.feedConnected = endpoint !== null;
+  status.feedSource = endpoint === null ? null : s.source;
   if (status.feedEndpoint !== null) metrics.ingestionFeedEndpoint.labels(status.feedEndpoint).set(0);
   if (endpoint !== null) metrics.ingestionFeedEndpoint.labels(endpoint).set(1);
   status.feedEndpoint = endpoint;
@@ -33,8 +34,9 @@ function feedState(s: Session): {
 
 export function beat(s: Session, stopped?: 'disconnected'): Promise<unknown> {
   const state = stopped === undefined ? feedState(s) : { status: stopped, behindSince: new Date() };
-  return writeHeartbeat(s.deps.storage.db, { ...state, instance: s.instance }).catch((error: unknown) =>
-    s.deps.logger.warn({ err: (error as Error).message }, 'heartbeat failed'),
+  const source = state.status === 'disconnected' ? null : s.source;
+  return writeHeartbeat(s.deps.storage.db, { ...state, source, instance: s.instance }).catch(
+    (error: unknown) => s.deps.logger.warn({ err: (error as Error).message }, 'heartbeat failed'),
   );
 }
 
@@ -42,6 +44,7 @@ export function subscriptionHandlers(s: Session): Parameters<typeof runLogSubscr
   const { logger, metrics, rpcEndpoints } = s.deps;
   return {
     onConnected(endpoint, websocket) {
+      s.source = 'websocket';
       s.connected = true;
       s.feedDownSince = null;
       setFeed(s, endpoint);

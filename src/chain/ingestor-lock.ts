@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { sleep } from '../lib/backoff.js';
-import type { Storage, Tx } from '../storage/database.js';
+import { queryRows, type Storage, type Tx } from '../storage/database.js';
 
 /** Advisory lock key of the active ingestor (below 2^31: pg_locks shows it as classid 0, objid key). */
 export const INGESTOR_LOCK_KEY = 7_267_002;
@@ -106,13 +106,16 @@ function createPostgresLock(pool: pg.Pool, logger: Logger, pollMs: number, reche
     },
 
     async fence(tx) {
-      const result = (await tx.execute(sql`
+      const [row] = await queryRows<{ held: boolean }>(
+        tx,
+        sql`
         select exists (
           select 1 from pg_locks
           where locktype = 'advisory' and classid = 0 and objid = ${INGESTOR_LOCK_KEY} and objsubid = 1
             and pid = ${holderPid} and granted
-        ) as held`)) as unknown as { rows: { held: boolean }[] };
-      if (client === null || result.rows[0]?.held !== true) throw new IngestorLockLostError();
+        ) as held`,
+      );
+      if (client === null || row?.held !== true) throw new IngestorLockLostError();
     },
 
     async release() {

@@ -6,11 +6,13 @@ import { cursorName, findAppliedSignatures } from '../domain/ingestion/cursor.js
 import { createBackoff, sleep } from '../lib/backoff.js';
 import { runBackfill } from './backfill.js';
 import { createOrderedReader, readTransaction } from './fetch-transaction.js';
+import { runGrpcSource } from './grpc-source.js';
 import { beat, subscriptionHandlers } from './ingestor-feed.js';
 import { createIngestorLock, type IngestorLock } from './ingestor-lock.js';
 import {
   behindSince,
   createSession,
+  type DecodedEntry,
   type IngestorDeps,
   type IngestorOptions,
   type Session,
@@ -51,6 +53,7 @@ export async function runIngestor(
     } finally {
       status.feedConnected = false;
       status.feedEndpoint = null;
+      status.feedSource = null;
       await lock.release();
       status.state = 'standby';
     }
@@ -68,28 +71,37 @@ async function runSession(
   const s = createSession(deps, lock, signal, options);
   const notify = () => wakeLoop(s);
   deps.roleStatus.ingestor.behindSince = () => behindSince(s);
-  const subscription = runLogSubscription(
-    {
-      rpcEndpoints: deps.rpcEndpoints,
-      programId: s.programId,
-      logger: deps.logger,
-      ...(options.preferredRecheckMs ? { preferredRecheckMs: options.preferredRecheckMs } : {}),
-    },
-    subscriptionHandlers(s),
-    signal,
-  );
+  const subscription =
+    deps.config.grpc === null
+      ? runLogSubscription(
+          {
+            rpcEndpoints: deps.rpcEndpoints,
+            programId: s.programId,
+            logger: deps.logger,
+            ...(options.preferredRecheckMs ? { preferredRecheckMs: options.preferredRecheckMs } : {}),
+          },
+          subscriptionHandlers(s),
+          signal,
+        )
+      : runGrpcSource(s, deps.config.grpc, options, signal);
   const timers = [
     setInterval(() => wantBackfill(s), deps.config.backfillIntervalMs),
     setInterval(() => void beat(s), options.heartbeatMs ?? 5_000),
   ];
   signal.addEventListener('abort', notify, { once: true });
+  // Finality runs beside the live path, never in it: one pass of batched status reads every interval.
+  const finalityStop = new AbortController();
+  const finality = s.finality.run(AbortSignal.any([signal, finalityStop.signal]));
+  const endSlotStatus = options.slotStatus?.((slot, status) => s.finality.reportSlotStatus(slot, status));
   await beat(s);
   try {
     while (!signal.aborted) await runStep(s);
   } finally {
     for (const timer of timers) clearInterval(timer);
     signal.removeEventListener('abort', notify);
-    await subscription;
+    endSlotStatus?.();
+    finalityStop.abort();
+    await Promise.all([subscription, finality]);
     if (!lock.lost.aborted) await beat(s, 'disconnected');
   }
 }
@@ -102,6 +114,17 @@ async function runStep(s: Session): Promise<void> {
     await backfillStep(s).finally(() => {
       s.busySince = null;
     });
+  } else if (s.decoded.size > 0) {
+    const taken = [...s.decoded.values()];
+    s.decoded.clear();
+    s.busySince = taken[0]?.seenAt ?? null;
+    try {
+      await applyDecoded(s, taken);
+    } catch (error) {
+      if (!s.signal.aborted) retryLater(s, error, 'live ingestion');
+    } finally {
+      s.busySince = null;
+    }
   } else if (s.queue.size > 0) {
     const taken = [...s.queue.entries()];
     s.queue.clear();
@@ -136,6 +159,7 @@ async function backfillStep(s: Session): Promise<void> {
         fence: s.fence,
         fetchConcurrency: s.fetchConcurrency,
         batchSize: s.batchSize,
+        carried: (signature) => s.decoded.get(signature)?.tx,
       },
       s.signal,
     );
@@ -168,6 +192,38 @@ function retryLater(s: Session, error: unknown, what: string): void {
   );
   const timer = setTimeout(() => wantBackfill(s), delay);
   timer.unref();
+}
+
+/** Commits what the gRPC source decoded (no read needed), in batches; a failed batch is queued again. */
+async function applyDecoded(s: Session, taken: DecodedEntry[]): Promise<void> {
+  const { storage, metrics, logger } = s.deps;
+  const done = await findAppliedSignatures(
+    storage.db,
+    taken.map((entry) => entry.tx.signature),
+  );
+  s.onCommitted?.(taken.filter((entry) => done.has(entry.tx.signature)).map((entry) => entry.tx));
+  const todo = taken.filter((entry) => !done.has(entry.tx.signature));
+  for (let start = 0; start < todo.length; start += s.batchSize) {
+    const batch = todo.slice(start, start + s.batchSize);
+    try {
+      await s.ingestion.applySignatures(
+        batch.map((entry) => entry.tx),
+        { fence: s.fence },
+      );
+    } catch (error) {
+      for (const entry of todo.slice(start)) {
+        if (!s.decoded.has(entry.tx.signature)) s.decoded.set(entry.tx.signature, entry);
+      }
+      throw error;
+    }
+    const committedAt = Date.now();
+    for (const entry of batch) metrics.ingestionLatency.observe((committedAt - entry.seenAt) / 1000);
+    s.onCommitted?.(batch.map((entry) => entry.tx));
+    logger.debug(
+      { source: 'grpc', signatures: batch.map((entry) => entry.tx.signature), committedAt },
+      'applied live signatures',
+    );
+  }
 }
 
 async function applyLive(s: Session, taken: [string, number][]): Promise<void> {

@@ -1,28 +1,62 @@
-import type { Address } from '@solana/kit';
-import type { BlockReason } from '../domain/transactions/transaction-resource.js';
 import {
-  createVaultInstruction,
-  type InstructionArgsMap,
-  type VaultInstruction,
-} from './instruction-codecs.js';
+  type AccountMeta,
+  type Address,
+  createNoopSigner,
+  type Instruction,
+  type TransactionSigner,
+} from '@solana/kit';
+import { BLOCK_REASONS, type BlockReason } from '../domain/transactions/transaction-resource.js';
+import {
+  getAddToWhitelistInstruction,
+  getApproveOverrideInstruction,
+  getCreateOverrideInstruction,
+  getExecuteApprovedOverrideInstruction,
+  getInitializeVaultInstruction,
+  getPauseVaultInstruction,
+  getRemoveFromWhitelistInstruction,
+  getResumeVaultInstruction,
+  getUpdateAgentSignerInstruction,
+  getUpdateDailyLimitInstruction,
+} from './generated/instructions/index.js';
+import type { VaultInstruction } from './instruction-codecs.js';
 import {
   findPendingOverrideAddress,
   findTreasuryAddress,
   findVaultAddress,
   findVaultAuthorityAddress,
 } from './pdas.js';
-import { DEFAULT_PROGRAM_ID } from './program.js';
+import { DEFAULT_PROGRAM_ID, getEnumIndex } from './program.js';
 
 export {
-  createVaultInstruction,
   type DecodedInstruction,
   decodeInstruction,
-  INSTRUCTION_ACCOUNTS,
   type InstructionArgsMap,
   type VaultInstruction,
 } from './instruction-codecs.js';
 
-/** Builders of the vault program's instructions; PDAs are derived unless the caller passes them. */
+/**
+ * Builders of the vault program's instructions over the ones rendered from the IDL; PDAs are derived (for
+ * any program id) unless the caller passes them.
+ */
+
+/**
+ * The generated builders take the owner as a signer; the service builds unsigned transactions for the
+ * owner's wallet, so a no-op signer stands in for the address and is dropped from the account metas.
+ */
+function unsigned<A extends { authority: Address }>(
+  build: Builder<Omit<A, 'authority'>>,
+  programId: Address,
+  input: A,
+): VaultInstruction {
+  const ix = build({ ...input, authority: createNoopSigner(input.authority) }, { programAddress: programId });
+  const accounts = ix.accounts.map(({ address, role }): AccountMeta => ({ address, role }));
+  return { programAddress: ix.programAddress, accounts, data: ix.data as Uint8Array };
+}
+
+type Builder<A> = (
+  input: A & { authority: TransactionSigner },
+  config: { programAddress: Address },
+) => Instruction & { accounts: readonly AccountMeta[] };
 
 type Base = { programId?: Address; authority: Address; vaultNonce: bigint; vault?: Address };
 
@@ -53,13 +87,7 @@ export async function buildInitializeVaultInstruction(input: {
   const programId = input.programId ?? DEFAULT_PROGRAM_ID;
   const vault = await resolveVault(programId, { ...input, vaultNonce: input.nonce });
   const vaultAuthority = input.vaultAuthority ?? (await findVaultAuthorityAddress(programId, vault))[0];
-  const { nonce, agentSigner, dailyLimit, name } = input;
-  return createVaultInstruction(
-    programId,
-    'initialize_vault',
-    { vault, vault_authority: vaultAuthority, authority: input.authority },
-    { nonce, agentSigner, dailyLimit, name },
-  );
+  return unsigned(getInitializeVaultInstruction, programId, { ...input, vault, vaultAuthority });
 }
 
 /** `overrideNonce` is the vault's current override_nonce: the program seeds the new PDA with it. */
@@ -75,13 +103,8 @@ export async function buildCreateOverrideInstruction(
   const programId = input.programId ?? DEFAULT_PROGRAM_ID;
   const vault = await resolveVault(programId, input);
   const pendingOverride = await resolveOverride(programId, vault, input);
-  const { vaultNonce, destination, amount, reason } = input;
-  return createVaultInstruction(
-    programId,
-    'create_override',
-    { vault, authority: input.authority, pending_override: pendingOverride },
-    { vaultNonce, destination, amount, reason },
-  );
+  const reason = getEnumIndex(BLOCK_REASONS, input.reason, 'BlockReason');
+  return unsigned(getCreateOverrideInstruction, programId, { ...input, vault, pendingOverride, reason });
 }
 
 export async function buildApproveOverrideInstruction(
@@ -90,21 +113,16 @@ export async function buildApproveOverrideInstruction(
   const programId = input.programId ?? DEFAULT_PROGRAM_ID;
   const vault = await resolveVault(programId, input);
   const pendingOverride = await resolveOverride(programId, vault, input);
-  return createVaultInstruction(
-    programId,
-    'approve_override',
-    { vault, authority: input.authority, pending_override: pendingOverride },
-    { vaultNonce: input.vaultNonce },
-  );
+  return unsigned(getApproveOverrideInstruction, programId, { ...input, vault, pendingOverride });
 }
 
 type TransferAccounts = { destination: Address; vaultAuthority?: Address; feeTreasury?: Address };
 
 async function resolveTransfer(programId: Address, vault: Address, input: TransferAccounts) {
   return {
-    vault_authority: input.vaultAuthority ?? (await findVaultAuthorityAddress(programId, vault))[0],
+    vaultAuthority: input.vaultAuthority ?? (await findVaultAuthorityAddress(programId, vault))[0],
     destination: input.destination,
-    fee_treasury: input.feeTreasury ?? (await findTreasuryAddress(programId))[0],
+    feeTreasury: input.feeTreasury ?? (await findTreasuryAddress(programId))[0],
   };
 }
 
@@ -116,68 +134,51 @@ export async function buildExecuteApprovedOverrideInstruction(
   const vault = await resolveVault(programId, input);
   const pendingOverride = await resolveOverride(programId, vault, input);
   const transfer = await resolveTransfer(programId, vault, input);
-  return createVaultInstruction(
-    programId,
-    'execute_approved_override',
-    { vault, pending_override: pendingOverride, authority: input.authority, ...transfer },
-    { vaultNonce: input.vaultNonce },
-  );
+  return unsigned(getExecuteApprovedOverrideInstruction, programId, {
+    ...input,
+    vault,
+    pendingOverride,
+    ...transfer,
+  });
 }
 
-async function buildOwnerUpdate<
-  K extends
-    | 'update_daily_limit'
-    | 'update_agent_signer'
-    | 'add_to_whitelist'
-    | 'remove_from_whitelist'
-    | 'pause_vault'
-    | 'resume_vault',
->(name: K, input: Base, args: InstructionArgsMap[K]): Promise<VaultInstruction> {
+async function buildOwnerUpdate<A extends Base>(
+  build: Builder<Omit<A, 'authority'> & { vault: Address }>,
+  input: A,
+): Promise<VaultInstruction> {
   const programId = input.programId ?? DEFAULT_PROGRAM_ID;
   const vault = await resolveVault(programId, input);
-  return createVaultInstruction(programId, name, { vault, authority: input.authority }, args);
+  return unsigned(build as Builder<Omit<A, 'authority'>>, programId, { ...input, vault });
 }
 
 export function buildUpdateDailyLimitInstruction(
   input: Base & { newDailyLimit: bigint },
 ): Promise<VaultInstruction> {
-  return buildOwnerUpdate('update_daily_limit', input, {
-    vaultNonce: input.vaultNonce,
-    newDailyLimit: input.newDailyLimit,
-  });
+  return buildOwnerUpdate(getUpdateDailyLimitInstruction, input);
 }
 
 export function buildUpdateAgentSignerInstruction(
   input: Base & { newAgentSigner: Address },
 ): Promise<VaultInstruction> {
-  return buildOwnerUpdate('update_agent_signer', input, {
-    vaultNonce: input.vaultNonce,
-    newAgentSigner: input.newAgentSigner,
-  });
+  return buildOwnerUpdate(getUpdateAgentSignerInstruction, input);
 }
 
 export function buildAddToWhitelistInstruction(
   input: Base & { address: Address },
 ): Promise<VaultInstruction> {
-  return buildOwnerUpdate('add_to_whitelist', input, {
-    vaultNonce: input.vaultNonce,
-    address: input.address,
-  });
+  return buildOwnerUpdate(getAddToWhitelistInstruction, input);
 }
 
 export function buildRemoveFromWhitelistInstruction(
   input: Base & { address: Address },
 ): Promise<VaultInstruction> {
-  return buildOwnerUpdate('remove_from_whitelist', input, {
-    vaultNonce: input.vaultNonce,
-    address: input.address,
-  });
+  return buildOwnerUpdate(getRemoveFromWhitelistInstruction, input);
 }
 
 export function buildPauseVaultInstruction(input: Base): Promise<VaultInstruction> {
-  return buildOwnerUpdate('pause_vault', input, { vaultNonce: input.vaultNonce });
+  return buildOwnerUpdate(getPauseVaultInstruction, input);
 }
 
 export function buildResumeVaultInstruction(input: Base): Promise<VaultInstruction> {
-  return buildOwnerUpdate('resume_vault', input, { vaultNonce: input.vaultNonce });
+  return buildOwnerUpdate(getResumeVaultInstruction, input);
 }

@@ -23,7 +23,7 @@ import {
   snapshotOf,
   subscribeEntry,
 } from './live-vault-entry.js';
-import type { SolanaRpc } from './rpc.js';
+import type { SolanaRpc, SolanaRpcSubscriptions } from './rpc.js';
 import type { RpcEndpoint, RpcEndpoints } from './rpc-endpoints.js';
 import { runSubscription } from './subscription.js';
 import { decodeClockTime, type EncodedAccount, readVaultStateOnce } from './vault-state-reader.js';
@@ -107,7 +107,7 @@ async function read(live: Live, vault: string, deposit: string, timeoutMs: numbe
   )
     return answer(live, entry);
   live.deps.onRead?.('fresh');
-  return readVaultStateOnce(live.rpc, live.programId, vault, deposit, signal);
+  return readVaultStateOnce(live.rpc, live.programId, vault, deposit, signal, live.logger);
 }
 
 function answer(live: Live, entry: Entry): VaultChainState {
@@ -146,8 +146,13 @@ function resync(live: Live, at: number): void {
   disconnected(live);
 }
 
-function connected(live: Live, endpoint: RpcEndpoint, signal: AbortSignal): void {
-  const connection = { endpoint, signal };
+function connected(
+  live: Live,
+  endpoint: RpcEndpoint,
+  signal: AbortSignal,
+  subscriptions: SolanaRpcSubscriptions,
+): void {
+  const connection = { endpoint, signal, subscriptions };
   live.connection = connection;
   live.heartbeatAt = live.now();
   for (const entry of live.entries.values()) subscribeEntry(live, entry, connection);
@@ -165,15 +170,15 @@ function startLoop(live: Live): void {
   live.loop = controller;
   void runSubscription(
     { rpcEndpoints: live.deps.rpcEndpoints, logger: live.logger, name: 'the live vault accounts' },
-    (endpoint, signal) => {
+    (subscriptions, signal) => {
       const recycle = new AbortController();
       live.recycle = recycle;
-      return endpoint.subscriptions
+      return subscriptions
         .accountNotifications(CLOCK_SYSVAR_ADDRESS, CONFIRMED_BASE64)
         .subscribe({ abortSignal: AbortSignal.any([signal, recycle.signal]) });
     },
     {
-      onConnected: (endpoint, signal) => connected(live, endpoint, signal),
+      onConnected: (endpoint, signal, subscriptions) => connected(live, endpoint, signal, subscriptions),
       onNotification: (n) => heardClock(live, n.context.slot, decodeClockTime(n.value as EncodedAccount)),
       onDisconnected: (error, retryInMs, endpoint) => {
         disconnected(live);

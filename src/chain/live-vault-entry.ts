@@ -4,7 +4,8 @@ import type { Address } from '@solana/kit';
 import type { Logger } from 'pino';
 import type { VaultAccountState, VaultChainState } from '../domain/budget/vault-chain-state.js';
 import { backoffDelay } from '../lib/backoff.js';
-import type { SolanaRpc } from './rpc.js';
+import { warnUndecodable } from './accounts.js';
+import type { SolanaRpc, SolanaRpcSubscriptions } from './rpc.js';
 import type { RpcEndpoint } from './rpc-endpoints.js';
 import {
   balanceOf,
@@ -14,7 +15,12 @@ import {
 } from './vault-state-reader.js';
 
 export type Slotted<T> = { slot: bigint; value: T };
-export type Connection = { readonly endpoint: RpcEndpoint; readonly signal: AbortSignal };
+export type Connection = {
+  readonly endpoint: RpcEndpoint;
+  readonly signal: AbortSignal;
+  /** The connection's own client: the vault's subscriptions ride on its WebSocket. */
+  readonly subscriptions: SolanaRpcSubscriptions;
+};
 export const CONFIRMED_BASE64 = { commitment: 'confirmed', encoding: 'base64' } as const;
 const RETRY = { baseMs: 1_000, capMs: 60_000 };
 
@@ -91,7 +97,7 @@ export function subscribeEntry(ctx: LiveContext, entry: Entry, conn: Connection)
   entry.subscription = attempt;
   const current = () => ctx.connection === conn && entry.subscription === attempt && !signal.aborted;
   const follow = async (address: Address, apply: (slot: bigint, value: EncodedAccount) => void) => {
-    const stream = await conn.endpoint.subscriptions
+    const stream = await conn.subscriptions
       .accountNotifications(address, CONFIRMED_BASE64)
       .subscribe({ abortSignal: signal });
     // Iterating at once: kit drops notifications that arrive before an iterator asks for them.
@@ -110,14 +116,26 @@ export function subscribeEntry(ctx: LiveContext, entry: Entry, conn: Connection)
       const streams = await Promise.all([
         follow(entry.vault, (slot, value) => {
           if (isNewer(entry.account, slot))
-            entry.account = { slot, value: decodeVaultAccount(value, ctx.programId) };
+            entry.account = {
+              slot,
+              value: decodeVaultAccount(value, ctx.programId, (error, size) =>
+                warnUndecodable(ctx.logger, entry.vault, size, error),
+              ),
+            };
         }),
         follow(entry.deposit, (slot, value) => {
           if (isNewer(entry.balance, slot)) entry.balance = { slot, value: balanceOf(value) };
         }),
       ]);
       // Read after both acknowledgements: from here on nothing is missed.
-      const seed = await readVaultStateOnce(ctx.rpc, ctx.programId, entry.vault, entry.deposit, signal);
+      const seed = await readVaultStateOnce(
+        ctx.rpc,
+        ctx.programId,
+        entry.vault,
+        entry.deposit,
+        signal,
+        ctx.logger,
+      );
       if (!current()) return false;
       if (entry.account === undefined || seed.slot > entry.account.slot)
         entry.account = { slot: seed.slot, value: seed.vault };

@@ -1,12 +1,14 @@
-import { getU64Encoder } from '@solana/codecs';
 import {
   type Address,
   getAddressEncoder,
   getProgramDerivedAddress,
+  getU64Encoder,
   type ProgramDerivedAddress,
 } from '@solana/kit';
+import { findFeeTreasuryPda, findVaultAuthorityPda, findVaultPda } from './generated/pdas/index.js';
 
-/** The program's PDAs (seeds as the program's IDL declares them). Each returns kit's `[address, bump]`. */
+/** The program's PDAs, each kit's `[address, bump]`: those the IDL's seeds fully state come rendered from it;
+ * the pending override's, seeded by the vault's override_nonce field, is written here (the IDL cannot say it). */
 
 const addressEncoder = getAddressEncoder();
 const u64Encoder = getU64Encoder();
@@ -17,10 +19,7 @@ export function findVaultAddress(
   authority: Address,
   vaultNonce: bigint,
 ): Promise<ProgramDerivedAddress> {
-  return getProgramDerivedAddress({
-    programAddress: programId,
-    seeds: ['vault', addressEncoder.encode(authority), u64Encoder.encode(vaultNonce)],
-  });
+  return findVaultPda({ authority, vaultNonce }, { programAddress: programId });
 }
 
 /** The account that holds the vault's SOL (the deposit address). */
@@ -28,10 +27,7 @@ export function findVaultAuthorityAddress(
   programId: Address,
   vault: Address,
 ): Promise<ProgramDerivedAddress> {
-  return getProgramDerivedAddress({
-    programAddress: programId,
-    seeds: ['vault_authority', addressEncoder.encode(vault)],
-  });
+  return findVaultAuthorityPda({ vault }, { programAddress: programId });
 }
 
 export function findPendingOverrideAddress(
@@ -47,5 +43,5 @@ export function findPendingOverrideAddress(
 
 /** The singleton fee treasury. */
 export function findTreasuryAddress(programId: Address): Promise<ProgramDerivedAddress> {
-  return getProgramDerivedAddress({ programAddress: programId, seeds: ['treasury'] });
+  return findFeeTreasuryPda({ programAddress: programId });
 }

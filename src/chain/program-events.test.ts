@@ -93,6 +93,13 @@ describe('decodeProgramEvent', () => {
       decodeProgramEvent(new Uint8Array([...badTag, ...new Array(32).fill(4), 2])).name,
       'Unknown',
     );
+    // Kit's own decoders would read these as Some/None and false: ours reject them.
+    const tagTwoWithValue = decodeProgramEvent(
+      new Uint8Array([...badTag, ...new Array(32).fill(4), 2, ...u64le(5n)]),
+    );
+    assert.match(tagTwoWithValue.name === 'Unknown' ? (tagTwoWithValue.error ?? '') : '', /option tag/);
+    const boolTwo = [...EVENT_DISCRIMINATORS.WhitelistUpdated, ...new Array(64).fill(3), 2, ...u64le(1n)];
+    assert.equal(decodeProgramEvent(new Uint8Array(boolTwo)).name, 'Unknown');
     assert.equal(decodeProgramEvent(new Uint8Array([1, 2])).name, 'Unknown');
   });
 

@@ -1,16 +1,30 @@
 import {
+  type Address,
   type Codec,
-  getI64Codec,
-  getStructCodec,
-  getU8Codec,
-  getU64Codec,
   type ReadonlyUint8Array,
-} from '@solana/codecs';
-import { type Address, getAddressCodec } from '@solana/kit';
+  transformCodec,
+  unwrapOption,
+  wrapNullable,
+} from '@solana/kit';
 import type { ChainEventDataMap, KnownChainEvent, UnknownChainEvent } from '../domain/ingestion/types.js';
 import { BLOCK_REASONS } from '../domain/transactions/transaction-resource.js';
 import { VAULT_TIERS } from '../domain/vaults/vault-resource.js';
-import { getOptionalU64Codec, getStrictBooleanCodec, getU8EnumCodec } from './codecs.js';
+import { getStrictCodec, withEnumName } from './codecs.js';
+import {
+  getAgentSignerUpdatedCodec,
+  getFeesWithdrawnCodec,
+  getFeeTreasuryInitializedCodec,
+  getOverrideApprovedCodec,
+  getOverrideCreatedCodec,
+  getPolicyUpdatedCodec,
+  getTransactionBlockedCodec,
+  getTransactionExecutedCodec,
+  getVaultCreatedCodec,
+  getVaultInitializedCodec,
+  getVaultPausedCodec,
+  getVaultResumedCodec,
+  getWhitelistUpdatedCodec,
+} from './generated/types/index.js';
 import { EVENT_DISCRIMINATORS, EVENT_NAMES, type EventName, toHex } from './program.js';
 
 /** Decoded data of each vault program event, as the domain declares it, with kit's `Address` for addresses. */
@@ -19,81 +33,29 @@ type EventDataMap = ChainEventDataMap<Address>;
 export type KnownProgramEvent = KnownChainEvent<Address>;
 export type ProgramEvent = KnownProgramEvent | UnknownChainEvent;
 
-const pubkey = getAddressCodec();
-const u64 = getU64Codec();
-const i64 = getI64Codec();
-
+// The codecs rendered from the IDL; the events with a bool or an Option decode strictly (codecs.ts), enums
+// carry their API names and TransactionBlocked's Option<u64> is the domain's `bigint | null`.
 const EVENT_CODECS: { readonly [K in EventName]: Codec<EventDataMap[K]> } = {
-  VaultCreated: getStructCodec([
-    ['vault', pubkey],
-    ['authority', pubkey],
-    ['tier', getU8EnumCodec(VAULT_TIERS, 'VaultTier')],
-    ['dailyLimit', u64],
-  ]),
-  VaultInitialized: getStructCodec([
-    ['vault', pubkey],
-    ['authority', pubkey],
-    ['dailyLimit', u64],
-    ['timestamp', i64],
-  ]),
-  TransactionExecuted: getStructCodec([
-    ['vault', pubkey],
-    ['amount', u64],
-    ['destination', pubkey],
-    ['feeCollected', u64],
-    ['newBalance', u64],
-    ['spentToday', u64],
-  ]),
-  TransactionBlocked: getStructCodec([
-    ['vault', pubkey],
-    ['reason', getU8EnumCodec(BLOCK_REASONS, 'BlockReason')],
-    ['amount', u64],
-    ['destination', pubkey],
-    ['overrideNonce', getOptionalU64Codec()],
-  ]),
-  OverrideCreated: getStructCodec([
-    ['vault', pubkey],
-    ['nonce', u64],
-    ['amount', u64],
-    ['destination', pubkey],
-    ['expiresAt', i64],
-  ]),
-  OverrideApproved: getStructCodec([
-    ['vault', pubkey],
-    ['nonce', u64],
-    ['timestamp', i64],
-  ]),
-  PolicyUpdated: getStructCodec([
-    ['vault', pubkey],
-    ['dailyLimit', u64],
-    ['whitelistSize', getU8Codec()],
-  ]),
-  VaultPaused: getStructCodec([['vault', pubkey]]),
-  VaultResumed: getStructCodec([['vault', pubkey]]),
-  AgentSignerUpdated: getStructCodec([
-    ['vault', pubkey],
-    ['oldSigner', pubkey],
-    ['newSigner', pubkey],
-    ['timestamp', i64],
-  ]),
-  WhitelistUpdated: getStructCodec([
-    ['vault', pubkey],
-    ['address', pubkey],
-    ['added', getStrictBooleanCodec()],
-    ['timestamp', i64],
-  ]),
-  FeeTreasuryInitialized: getStructCodec([
-    ['treasury', pubkey],
-    ['authority', pubkey],
-    ['timestamp', i64],
-  ]),
-  FeesWithdrawn: getStructCodec([
-    ['treasury', pubkey],
-    ['amount', u64],
-    ['recipient', pubkey],
-    ['remainingBalance', u64],
-    ['timestamp', i64],
-  ]),
+  VaultCreated: withEnumName(getVaultCreatedCodec(), 'tier', VAULT_TIERS, 'VaultTier'),
+  VaultInitialized: getVaultInitializedCodec(),
+  TransactionExecuted: getTransactionExecutedCodec(),
+  TransactionBlocked: transformCodec(
+    withEnumName(getStrictCodec(getTransactionBlockedCodec()), 'reason', BLOCK_REASONS, 'BlockReason'),
+    (value: EventDataMap['TransactionBlocked']) => ({
+      ...value,
+      overrideNonce: wrapNullable(value.overrideNonce),
+    }),
+    (value) => ({ ...value, overrideNonce: unwrapOption(value.overrideNonce) }),
+  ),
+  OverrideCreated: getOverrideCreatedCodec(),
+  OverrideApproved: getOverrideApprovedCodec(),
+  PolicyUpdated: getPolicyUpdatedCodec(),
+  VaultPaused: getVaultPausedCodec(),
+  VaultResumed: getVaultResumedCodec(),
+  AgentSignerUpdated: getAgentSignerUpdatedCodec(),
+  WhitelistUpdated: getStrictCodec(getWhitelistUpdatedCodec()),
+  FeeTreasuryInitialized: getFeeTreasuryInitializedCodec(),
+  FeesWithdrawn: getFeesWithdrawnCodec(),
 };
 
 const EVENT_NAME_BY_DISCRIMINATOR: ReadonlyMap<string, EventName> = new Map(

@@ -65,7 +65,7 @@ describe('program discriminators', () => {
     assert.deepEqual(asRecord(INSTRUCTION_DISCRIMINATORS), IDL_INSTRUCTIONS);
   });
 
-  const idlPath = new URL('../../dev/validator/vault-program.idl.json', import.meta.url);
+  const idlPath = new URL('../../program/vault-program.idl.json', import.meta.url);
   it("agrees with the program's IDL file the repository carries", () => {
     type Entry = { name: string; discriminator: number[] };
     const idl = JSON.parse(readFileSync(idlPath, 'utf8')) as Record<

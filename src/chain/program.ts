@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { ReadonlyUint8Array } from '@solana/codecs';
+import type { ReadonlyUint8Array } from '@solana/kit';
 import { type Address, address } from '@solana/kit';
 
-/** The vault program's interface constants: ids, discriminators, enums and error codes, as the program's IDL declares them (dev/validator/vault-program.idl.json). */
+/** The vault program's interface constants: ids, discriminators, enums and error codes, as the program's IDL declares them (program/vault-program.idl.json). */
 
 export const DEFAULT_PROGRAM_ID: Address = address('ET9WDoFE2bf4bSmciLL7q7sKdeSYeNkWbNMHbAMBu2ZJ');
 export const SYSTEM_PROGRAM_ADDRESS: Address = address('11111111111111111111111111111111');

@@ -29,7 +29,13 @@ export interface RpcEndpoint {
   readonly rpcUrl: string;
   /** The endpoint's own kit transport (one per endpoint; keeps its connections). */
   readonly transport: RpcTransport;
-  readonly subscriptions: SolanaRpcSubscriptions;
+  /**
+   * A new subscriptions client for one connection: its own WebSocket and kit's bookkeeping (shared
+   * subscriptions, the channel pool). A client outlives a dropped connection badly (a connect that
+   * failed during an outage was handed to every later subscribe, so the connection never came back);
+   * one per connection leaves nothing of the old one behind.
+   */
+  openSubscriptions(): SolanaRpcSubscriptions;
 }
 
 export interface RpcEndpointStatus {
@@ -64,6 +70,13 @@ export interface RpcEndpoints {
   status(): RpcEndpointStatus[];
   /** Replaces every endpoint URL in a text with its label (for error messages that quote a URL). */
   redact(text: string): string;
+  /**
+   * Calls `listener` whenever a connection to an endpoint is established again: a subscription
+   * (re)connecting to it (`connected`), or a call answering after its failures. Returns the unsubscribe.
+   */
+  onConnection(listener: (endpoint: RpcEndpoint) => void): () => void;
+  /** A long-lived connection (the WebSocket feed) to the endpoint was just established. */
+  connected(endpoint: RpcEndpoint): void;
 }
 
 export interface RpcEndpointsOptions {
@@ -101,7 +114,7 @@ export function createRpcEndpoints(
     wsLabel: rpcEndpointLabel(c.wsUrl),
     rpcUrl: c.rpcUrl,
     transport: createDefaultRpcTransport({ url: c.rpcUrl }),
-    subscriptions: createSolanaRpcSubscriptions(c.wsUrl),
+    openSubscriptions: () => createSolanaRpcSubscriptions(c.wsUrl),
   }));
   const pool: Pool = {
     endpoints,
@@ -110,6 +123,7 @@ export function createRpcEndpoints(
     timeoutMs: options.timeoutMs ?? 15_000,
     cooldown: { baseMs: options.cooldownMs ?? 1_000, capMs: options.maxCooldownMs ?? 30_000 },
     metrics: options.metrics,
+    listeners: new Set(),
   };
   const secrets = rpcUrlReplacements(configs);
   for (const endpoint of endpoints) publish(pool, endpoint);
@@ -134,6 +148,11 @@ export function createRpcEndpoints(
         };
       }),
     redact: (text) => applyReplacements(text, secrets),
+    onConnection: (listener) => {
+      pool.listeners.add(listener);
+      return () => pool.listeners.delete(listener);
+    },
+    connected: (endpoint) => announce(pool, endpoint),
   };
 }
 
@@ -148,6 +167,12 @@ interface Pool {
   /** Cooldown after a failure without Retry-After: doubles per consecutive failure, up to capMs. */
   readonly cooldown: { baseMs: number; capMs: number };
   readonly metrics: RpcEndpointsOptions['metrics'];
+  /** Told of every (re)established connection (onConnection). */
+  readonly listeners: Set<(endpoint: RpcEndpoint) => void>;
+}
+
+function announce(pool: Pool, endpoint: RpcEndpoint): void {
+  for (const listener of pool.listeners) listener(endpoint);
 }
 
 const available = (pool: Pool, i: number) => (pool.health[i]?.until ?? 0) <= pool.now();
@@ -184,11 +209,13 @@ function recordFailureKind(pool: Pool, endpoint: RpcEndpoint, failure: RpcFailur
 
 function recordSuccess(pool: Pool, endpoint: RpcEndpoint): void {
   const state = pool.health[endpoint.index]!;
+  const recovered = state.failures > 0;
   state.failures = 0;
   state.until = 0;
   state.retryAfterUntil = 0;
   pool.metrics?.rpcRequests.labels(endpoint.label, 'ok').inc();
   publish(pool, endpoint);
+  if (recovered) announce(pool, endpoint);
 }
 
 async function request<T>(

@@ -1,4 +1,3 @@
-import { getU32Encoder, getU64Encoder, type ReadonlyUint8Array } from '@solana/codecs';
 import {
   type AccountMeta,
   type Address,
@@ -12,10 +11,13 @@ import {
   getCompiledTransactionMessageDecoder,
   getInstructionsFromCompiledTransactionMessage,
   getTransactionDecoder,
+  getU32Encoder,
+  getU64Encoder,
   type Instruction,
   isSignerRole,
   isWritableRole,
   pipe,
+  type ReadonlyUint8Array,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
 } from '@solana/kit';

@@ -6,13 +6,17 @@
 import type { Address } from '@solana/kit';
 import type { Logger } from 'pino';
 import { createBackoff, sleep } from '../lib/backoff.js';
+import type { SolanaRpcSubscriptions } from './rpc.js';
 import type { RpcEndpoint, RpcEndpoints } from './rpc-endpoints.js';
 
 const STABLE_MS = 10_000;
 
 export interface SubscriptionHandlers<T> {
-  /** The server acknowledged the subscription; `connection` aborts when this connection ends. */
-  onConnected(endpoint: RpcEndpoint, connection: AbortSignal): void;
+  /**
+   * The server acknowledged the subscription; `connection` aborts when this connection ends, and
+   * `subscriptions` is its client (more subscriptions ride on the same connection through it).
+   */
+  onConnected(endpoint: RpcEndpoint, connection: AbortSignal, subscriptions: SolanaRpcSubscriptions): void;
   onNotification(notification: T): void;
   /** The subscription failed or dropped; a reconnect follows after the returned delay. */
   onDisconnected(error: unknown, retryInMs: number, endpoint: RpcEndpoint): void;
@@ -27,8 +31,11 @@ export interface SubscriptionDeps {
   preferredRecheckMs?: number;
 }
 
-/** Opens the subscription on an endpoint; resolves once the server has acknowledged it. */
-export type OpenSubscription<T> = (endpoint: RpcEndpoint, signal: AbortSignal) => Promise<AsyncIterable<T>>;
+/** Opens the subscription through a connection's client; resolves once the server has acknowledged it. */
+export type OpenSubscription<T> = (
+  subscriptions: SolanaRpcSubscriptions,
+  signal: AbortSignal,
+) => Promise<AsyncIterable<T>>;
 
 /** Keeps one subscription up until `signal` aborts, reconnecting and failing over as described above. */
 export async function runSubscription<T>(
@@ -60,9 +67,12 @@ export async function runSubscription<T>(
       });
     }, deps.preferredRecheckMs ?? 10_000);
     try {
-      const notifications = await open(endpoint, attempt.signal);
+      // Every attempt is a new connection with a client of its own (RpcEndpoint.openSubscriptions).
+      const subscriptions = endpoint.openSubscriptions();
+      const notifications = await open(subscriptions, attempt.signal);
       connectedAt = Date.now();
-      handlers.onConnected(endpoint, attempt.signal);
+      rpcEndpoints.connected(endpoint);
+      handlers.onConnected(endpoint, attempt.signal, subscriptions);
       for await (const notification of notifications) handlers.onNotification(notification);
       if (signal.aborted) return;
       throw new Error(`${deps.name} subscription ended`);
@@ -117,8 +127,8 @@ export function runLogSubscription(
 ): Promise<void> {
   return runSubscription(
     { ...deps, name: 'the feed' },
-    (endpoint, attempt) =>
-      endpoint.subscriptions
+    (subscriptions, attempt) =>
+      subscriptions
         .logsNotifications({ mentions: [deps.programId] }, { commitment: 'confirmed' })
         .subscribe({ abortSignal: attempt }),
     {

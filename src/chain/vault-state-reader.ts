@@ -3,12 +3,13 @@
 // The decoders here also serve the live accounts (live-vault-accounts.ts), which receive the same
 // accounts by subscription.
 import type { Address } from '@solana/kit';
+import type { Logger } from 'pino';
 import type {
   VaultAccountState,
   VaultChainState,
   VaultChainStateReader,
 } from '../domain/budget/vault-chain-state.js';
-import { AccountDecodeError, parseVaultConfigAccount } from './accounts.js';
+import { AccountDecodeError, parseVaultConfigAccount, warnUndecodable } from './accounts.js';
 import { CLOCK_SYSVAR_ADDRESS, parseClockSysvarAccount } from './clock-sysvar.js';
 import type { SolanaRpc } from './rpc.js';
 
@@ -22,16 +23,25 @@ export type EncodedAccount = {
 const bytesOf = (account: NonNullable<EncodedAccount>) =>
   new Uint8Array(Buffer.from(account.data[0], 'base64'));
 
-/** The account at a vault address, judged by its owner and discriminator. */
-export function decodeVaultAccount(account: EncodedAccount, programId: Address): VaultAccountState {
+/** A VaultConfig that cannot be read (another layout, or not one at all), with its size in bytes. */
+export type OnUndecodable = (error: AccountDecodeError, size: number) => void;
+
+/** The account at a vault address, judged by its owner, size and discriminator. */
+export function decodeVaultAccount(
+  account: EncodedAccount,
+  programId: Address,
+  onUndecodable?: OnUndecodable,
+): VaultAccountState {
   // A closed account reaches subscribers as an empty system account.
   if (account === null || (account.lamports === 0n && account.data[0] === '')) return { status: 'missing' };
+  const data = bytesOf(account);
   try {
-    const config = parseVaultConfigAccount({ owner: account.owner, data: bytesOf(account) }, programId);
+    const config = parseVaultConfigAccount({ owner: account.owner, data }, programId);
     return config === null ? { status: 'missing' } : { status: 'found', policy: config };
   } catch (error) {
-    if (error instanceof AccountDecodeError) return { status: 'invalid' };
-    throw error;
+    if (!(error instanceof AccountDecodeError)) throw error;
+    onUndecodable?.(error, data.length);
+    return { status: 'invalid' };
   }
 }
 
@@ -56,6 +66,7 @@ export async function readVaultStateOnce(
   vault: string,
   depositAddress: string,
   signal: AbortSignal,
+  logger?: Pick<Logger, 'warn'>,
 ): Promise<VaultChainState> {
   const { context, value } = await rpc
     .getMultipleAccounts(vaultStateAddresses(vault, depositAddress), {
@@ -67,15 +78,30 @@ export async function readVaultStateOnce(
   return {
     slot: context.slot,
     clockTime: decodeClockTime(clockAccount),
-    vault: decodeVaultAccount(vaultAccount, programId),
+    vault: decodeVaultAccount(
+      vaultAccount,
+      programId,
+      logger && ((error, size) => warnUndecodable(logger, vault, size, error)),
+    ),
     balance: balanceOf(depositAccount),
   };
 }
 
 /** The reader without live accounts: every call is one getMultipleAccounts. */
-export function createVaultStateReader(deps: { rpc: SolanaRpc; programId: Address }): VaultChainStateReader {
+export function createVaultStateReader(deps: {
+  rpc: SolanaRpc;
+  programId: Address;
+  logger?: Pick<Logger, 'warn'>;
+}): VaultChainStateReader {
   return {
     read: (vault, depositAddress, timeoutMs) =>
-      readVaultStateOnce(deps.rpc, deps.programId, vault, depositAddress, AbortSignal.timeout(timeoutMs)),
+      readVaultStateOnce(
+        deps.rpc,
+        deps.programId,
+        vault,
+        depositAddress,
+        AbortSignal.timeout(timeoutMs),
+        deps.logger,
+      ),
   };
 }

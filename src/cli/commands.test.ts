@@ -138,3 +138,29 @@ test('listen --events takes the webhooks names; a program name is refused with t
     (error) => error instanceof CliError && /did you mean "transaction\.executed"/.test(error.message),
   );
 });
+
+test('export transactions, overrides and audit take a selection and --out; the group has its help', () => {
+  const parsed = parseCommandLine([
+    'export',
+    'transactions',
+    '--from',
+    '2026-11-01',
+    '--to',
+    '2026-11-30',
+    '--format',
+    'jsonl',
+    '--out',
+    'nov.jsonl',
+  ]);
+  assert.ok(parsed.kind === 'run');
+  assert.equal(parsed.command.name, 'export transactions');
+  assert.deepEqual(
+    [parsed.values.from, parsed.values.to, parsed.values.format, parsed.values.out],
+    ['2026-11-01', '2026-11-30', 'jsonl', 'nov.jsonl'],
+  );
+  assert.match(helpFor('export'), /^Usage: vaultkeeper export <transactions\|overrides\|audit>/);
+  assert.match(helpFor('export overrides'), /--status <status>/);
+  assert.doesNotMatch(helpFor('export audit'), /--status/);
+  assert.match(refusal(['export', 'audit', '--status', 'ok']).message, /--status/);
+  assert.match(refusal(['export', 'transactions', '--outt', 'x']).message, /did you mean "--out"/);
+});

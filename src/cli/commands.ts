@@ -168,8 +168,40 @@ Deliveries still retrying and exhausted ones are both sent again; ones being sen
     summary: 'the MCP server (agents’ tools) on stdio, calling a running service',
     details: `For a desktop agent (Claude Desktop, Cursor, …): its tools call the service at --url over HTTP
 with the client package and never open a database. stdout carries the protocol; messages go to stderr.
-Configure it as: { "command": "npx", "args": ["vaultkeeper", "mcp", "--url", "https://…"] } (docs/AGENTS.md, MCP).`,
+Configure it as: { "command": "node", "args": ["<checkout>/bin/vaultkeeper.mjs", "mcp", "--url", "https://…"] }
+(npx vaultkeeper resolves only inside a checkout until the package is published; docs/AGENTS.md, MCP).`,
     options: {
+      url: {
+        type: 'string',
+        value: '<url>',
+        description: "the service's base URL (default: VAULTKEEPER_URL)",
+      },
+      'agent-keypair': {
+        type: 'string',
+        value: '<file>',
+        description:
+          "the agent's Solana CLI key file: adds the send_transfer tool, which signs here (mode 600; refused if others may read it)",
+      },
+    },
+  },
+  {
+    name: 'agent transfer',
+    args: '--vault <address> --to <address> --amount <SOL> --keypair <file> [--url <url>]',
+    summary: 'pay from a vault as its agent: checked, built and relayed by the service, signed here',
+    details: `The service checks the transfer and builds it; the key file (a Solana CLI key file, mode 600)
+signs it in this process, and the service sends it and answers executed, blocked (with the link to ask
+the owner's approval) or failed. Exits 0 only when the transfer was paid; 1 when blocked or failed.
+Give --idempotency-key and reuse it when retrying: the service answers the first result and pays once.`,
+    options: {
+      vault: { type: 'string', value: '<address>', description: 'the vault to pay from' },
+      to: { type: 'string', value: '<address>', description: 'the destination' },
+      amount: { type: 'string', value: '<SOL>', description: 'SOL, up to 9 decimals (0.25)' },
+      keypair: { type: 'string', value: '<file>', description: "the agent signer's key file" },
+      'idempotency-key': {
+        type: 'string',
+        value: '<key>',
+        description: 'the same key within 24 h answers the first result and sends nothing',
+      },
       url: {
         type: 'string',
         value: '<url>',
@@ -179,7 +211,7 @@ Configure it as: { "command": "npx", "args": ["vaultkeeper", "mcp", "--url", "ht
   },
   {
     name: 'listen',
-    args: '--forward-to <url> [--vault <address>] [--events <a,b>]',
+    args: '--forward-to <url> [--vault <address>] [--events <a,b>] [--secret <whsec_…>]',
     summary: 'forward live events to a local URL, signed like webhook deliveries',
     details: `${API_DETAILS}
 Reads the live feed and POSTs each event of your vaults to the URL with both webhook signatures
@@ -205,4 +237,39 @@ Reconnects when the stream drops and resumes after the last event it read (Last-
       ...API_OPTIONS,
     },
   },
+  exportCommand('transactions', 'executed, blocked or pending'),
+  exportCommand('overrides', 'pending, approved, rejected or executed'),
+  exportCommand('audit', null),
 ];
+
+/** `export transactions`, `overrides` and `audit`: the same selection, a file through the service. */
+function exportCommand(kind: 'transactions' | 'overrides' | 'audit', statuses: string | null): CommandSpec {
+  return {
+    name: `export ${kind}`,
+    args: '[--vault <address>] [--from <day>] [--to <day>] [--out <file>]',
+    summary: `download your ${kind === 'audit' ? 'audit trail' : kind} in a time range as CSV or JSON Lines (streamed)`,
+    details: `${API_DETAILS}
+--from and --to are UTC days (YYYY-MM-DD; --to's day included) or ISO 8601 instants with an offset
+(--to excluded). Without --vault, every vault of the key's owner. The file is written as it arrives to
+<file>.part and renamed to <file> once complete; without --out it goes to stdout.`,
+    options: {
+      vault: { type: 'string', value: '<address>', description: 'one vault (default: every vault you own)' },
+      from: {
+        type: 'string',
+        value: '<day>',
+        description: 'first day or instant (default: the first record)',
+      },
+      to: {
+        type: 'string',
+        value: '<day>',
+        description: 'last day, or the instant to stop at (default: now)',
+      },
+      ...(statuses === null
+        ? {}
+        : { status: { type: 'string', value: '<status>', description: `only ${statuses}` } as const }),
+      format: { type: 'string', value: '<csv|jsonl>', description: 'csv (default) or jsonl' },
+      out: { type: 'string', value: '<file>', description: 'where to write the file (default: stdout)' },
+      ...API_OPTIONS,
+    },
+  };
+}

@@ -28,7 +28,7 @@ ${columns([
 ])}
 
 Configuration comes from the environment, as for the service (docs/CONFIGURATION.md). Commands that act
-as an owner (webhooks create, test and delete, listen) call the API with an API key; the others work on
+as an owner (webhooks create, test and delete, listen, export) call the API with an API key; the others work on
 the service's database.
 ${EXIT_CODES}`;
 }

@@ -35,6 +35,17 @@ const throughApi =
     return commands[name](values, () => apiAccess(values), out);
   };
 
+/** `export transactions|overrides|audit`: the file through the API. */
+const exportThroughApi =
+  (kind: 'transactions' | 'overrides' | 'audit'): Handler =>
+  async (values, out) => {
+    const [{ runExportCommand }, { apiAccess }] = await Promise.all([
+      import('./export-command.js'),
+      import('./environment.js'),
+    ]);
+    return runExportCommand(kind, values, () => apiAccess(values), out);
+  };
+
 async function listen(values: Values, out: Output): Promise<number> {
   const [{ parseListenSettings, runListen }, { apiAccess }] = await Promise.all([
     import('./listen.js'),
@@ -63,10 +74,18 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'webhooks recover': throughApi('recoverWebhookCommand'),
   'deliveries list': onDatabase('listDeliveriesCommand'),
   'deliveries retry': onDatabase('retryDeliveriesCommand'),
+  'export transactions': exportThroughApi('transactions'),
+  'export overrides': exportThroughApi('overrides'),
+  'export audit': exportThroughApi('audit'),
   listen,
   mcp: async (values) => {
     const { parseMcpUrl, runMcp } = await import('./mcp.js');
-    return runMcp(parseMcpUrl(values, readClientEnvironment().apiUrl), version());
+    const keypair = typeof values['agent-keypair'] === 'string' ? values['agent-keypair'] : undefined;
+    return runMcp(parseMcpUrl(values, readClientEnvironment().apiUrl), version(), keypair);
+  },
+  'agent transfer': async (values, out) => {
+    const { agentTransferCommand } = await import('./agent-commands.js');
+    return agentTransferCommand(values, readClientEnvironment().apiUrl, out);
   },
 };
 

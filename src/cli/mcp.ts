@@ -4,6 +4,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createVaultkeeperClient, VaultkeeperError } from '@vaultkeeper/client';
 import { createMcpServer } from '../mcp/mcp-server.js';
+import { loadAgentKeypair } from './agent-keypair.js';
 import { parseHttpUrl, type Values } from './api-commands.js';
 import { CliError, EXIT } from './output.js';
 
@@ -19,8 +20,13 @@ export function parseMcpUrl(values: Values, envUrl: string | undefined): string 
   return parseHttpUrl(given, '--url');
 }
 
-/** Serves MCP on stdin/stdout until stdin ends; a service that does not answer stops it at once. */
-export async function runMcp(baseUrl: string, version: string): Promise<number> {
+/**
+ * Serves MCP on stdin/stdout until stdin ends; a service that does not answer stops it at once. With
+ * the agent's key file, send_transfer is added: it signs here, and the key never leaves this process.
+ */
+export async function runMcp(baseUrl: string, version: string, agentKeypair?: string): Promise<number> {
+  const agentSigner =
+    agentKeypair === undefined ? undefined : await loadAgentKeypair(agentKeypair, '--agent-keypair');
   const client = createVaultkeeperClient({ baseUrl });
   try {
     await client.health({ signal: AbortSignal.timeout(10_000) });
@@ -35,14 +41,15 @@ export async function runMcp(baseUrl: string, version: string): Promise<number> 
       );
     }
   }
-  const server = createMcpServer(client, version);
+  const server = createMcpServer(client, version, agentSigner === undefined ? {} : { agentSigner });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
     process.stdin.once('end', resolve);
   });
   await server.connect(transport);
-  process.stderr.write(`vaultkeeper mcp: serving ${baseUrl} on stdio\n`);
+  const paying = agentSigner === undefined ? '' : ` (send_transfer as agent ${agentSigner.address})`;
+  process.stderr.write(`vaultkeeper mcp: serving ${baseUrl} on stdio${paying}\n`);
   await closed;
   await server.close();
   return EXIT.ok;

@@ -1,5 +1,6 @@
 // Concurrency caps that answer 429: a slot per request of capped work (event streams, the RPC work of
-// anonymous approval requests), refused with RATE_LIMIT_EXCEEDED, the cap it hit and when to retry.
+// anonymous approve calls, held approval waits), refused with RATE_LIMIT_EXCEEDED (or, for a cap
+// that says so, SERVICE_UNAVAILABLE when the whole process is full), the cap it hit and when to retry.
 import { AppError } from '../errors.js';
 import {
   createConcurrencySlots,
@@ -16,6 +17,8 @@ export interface ConcurrencyCapOptions {
   readonly what: string;
   /** Hears of each refusal (a metric). */
   readonly onRefused?: (refusal: SlotRefusal) => void;
+  /** The process being full is 503 SERVICE_UNAVAILABLE (no client's doing) instead of 429. */
+  readonly fullIsUnavailable?: boolean;
 }
 
 /** The message of each refusal. */
@@ -41,7 +44,8 @@ export function createConcurrencyCap(limits: SlotLimits, options: ConcurrencyCap
       const slot = slots.acquire(holder);
       if (typeof slot === 'function') return slot;
       options.onRefused?.(slot);
-      throw new AppError('RATE_LIMIT_EXCEEDED', messages[slot], {
+      const unavailable = slot === 'total' && options.fullIsUnavailable === true;
+      throw new AppError(unavailable ? 'SERVICE_UNAVAILABLE' : 'RATE_LIMIT_EXCEEDED', messages[slot], {
         limit: refusalLimit(limits, slot),
         retryAfter: options.retryAfterSeconds,
       });

@@ -150,8 +150,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   if (unexpected) request.log.error({ err: error }, 'unhandled error');
   // A wallet shows only `message`: the envelope's `error`, which names the first wrong field.
   if (request.routeOptions.config?.actionEnvelope) body.message = body.error;
-  // Every 429 (a budget or a concurrency cap) says when to come back.
-  if (body.code === 'RATE_LIMIT_EXCEEDED' && typeof body.details.retryAfter === 'number') {
+  // Every 429 (a budget or a concurrency cap), and a 503 of a full cap, says when to come back.
+  const refused = body.code === 'RATE_LIMIT_EXCEEDED' || body.code === 'SERVICE_UNAVAILABLE';
+  if (refused && typeof body.details.retryAfter === 'number') {
     reply.header('retry-after', body.details.retryAfter);
   }
   return reply.code(status).type('application/json; charset=utf-8').send(body);

@@ -1,5 +1,6 @@
-// Scheduled job: drop expired in-process cache entries, expired Solana Actions sign-message nonces, and
-// e-mail confirmations older than the per-address daily window.
+// Scheduled job: drop expired in-process cache entries, expired Solana Actions sign-message nonces,
+// e-mail confirmations older than the per-address daily window, agent transfers' idempotency keys older
+// than two days, and audit entries past their retention.
 import { type SQL, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Cache } from '../cache/cache.js';
@@ -53,12 +54,37 @@ export function deleteOldWebhookConfirmations(
   return deleteInBatches(db, 'webhook_confirmations', 'id', old, signal);
 }
 
+/** An idempotency key names its first request for 24 h; its row is kept a day longer, then deleted. */
+const AGENT_TRANSFER_KEY_RETENTION_MS = 2 * 24 * 60 * 60 * 1000;
+
+/** Deletes relayed agent transfers' idempotency keys past their retention, in batches (by row id). */
+export function deleteOldAgentTransferKeys(db: Database, now: Date, signal?: AbortSignal): Promise<number> {
+  const before = new Date(now.getTime() - AGENT_TRANSFER_KEY_RETENTION_MS).toISOString();
+  const old = sql`created_at < ${before}::timestamptz`;
+  return deleteInBatches(db, 'agent_transfer_requests', 'ctid', old, signal);
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Deletes audit entries older than the retention, in batches; returns how many went. */
+export function deleteOldAuditEntries(
+  db: Database,
+  now: Date,
+  retentionDays: number,
+  signal?: AbortSignal,
+): Promise<number> {
+  const before = new Date(now.getTime() - retentionDays * DAY_MS).toISOString();
+  return deleteInBatches(db, 'audit_entries', 'id', sql`at < ${before}::timestamptz`, signal);
+}
+
 export function createCacheCleanupJob(
   deps: {
     readonly db: Database;
     readonly cache: Cache;
     readonly clock: Clock;
     readonly logger: Pick<Logger, 'debug'>;
+    /** AUDIT_RETENTION_DAYS. */
+    readonly auditRetentionDays: number;
   },
   options: { intervalMs?: number } = {},
 ): ScheduledJob {
@@ -71,6 +97,10 @@ export function createCacheCleanupJob(
       deps.logger.debug({ purged, nonces }, 'cache cleanup');
       const confirmations = await deleteOldWebhookConfirmations(deps.db, deps.clock.now(), signal);
       if (confirmations > 0) deps.logger.debug({ confirmations }, 'old e-mail confirmations deleted');
+      const keys = await deleteOldAgentTransferKeys(deps.db, deps.clock.now(), signal);
+      if (keys > 0) deps.logger.debug({ keys }, 'old agent transfer idempotency keys deleted');
+      const audit = await deleteOldAuditEntries(deps.db, deps.clock.now(), deps.auditRetentionDays, signal);
+      if (audit > 0) deps.logger.debug({ audit }, 'audit entries past retention deleted');
     },
   };
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { SecretBox } from '../domain/webhooks/secret-box.js';
 import { activePreviousSecret, buildSignedDelivery } from '../domain/webhooks/signatures.js';
 import { mailtoAddress } from '../domain/webhooks/subscription-url.js';
+import { findEventContext, type VaultNameLookup } from '../domain/webhooks/vault-names.js';
 import { chatFormatOf, sendChatDelivery } from './chat-channel.js';
 import type { ClaimedDelivery } from './delivery.js';
 import { buildEmailMessage } from './email-message.js';
@@ -15,6 +16,8 @@ export interface Senders {
   http: HttpSender;
   email: EmailSender | null;
   secretBox: SecretBox;
+  /** Names the vault in e-mail and chat messages (without it they show its short address only). */
+  vaultNames?: VaultNameLookup;
 }
 
 export async function sendDelivery(
@@ -31,15 +34,17 @@ export async function sendDelivery(
         outcome: { ok: false, statusCode: null, error, retryAfter: null, responseBody: null },
       };
     }
-    const message = buildEmailMessage(delivery.event, JSON.parse(delivery.payload));
+    const context = await findEventContext(delivery.payload, senders.vaultNames);
+    const message = buildEmailMessage(delivery.event, JSON.parse(delivery.payload), context);
     const outcome = await senders.email.send({ to, deliveryId: delivery.id, event: delivery.event, message });
     return { channel: 'email', outcome };
   }
   const format = chatFormatOf(delivery);
   if (format !== null) {
+    const context = await findEventContext(delivery.payload, senders.vaultNames);
     return {
       channel: 'webhook',
-      outcome: await sendChatDelivery({ ...delivery, format }, startedAt, senders),
+      outcome: await sendChatDelivery({ ...delivery, format }, startedAt, senders, context),
     };
   }
   const previous = activePreviousSecret(delivery.previousSecret, delivery.previousSecretExpiresAt, startedAt);

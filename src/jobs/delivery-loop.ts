@@ -2,6 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { createSecretBox, type SecretBox } from '../domain/webhooks/secret-box.js';
+import { createVaultNameLookup } from '../domain/webhooks/vault-names.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { WorkerStatus } from '../lib/role-status.js';
@@ -9,8 +10,9 @@ import { createWaiter, type Waiter } from '../lib/waiter.js';
 import type { Storage } from '../storage/database.js';
 import { type AttemptRecorder, createAttemptRecorder } from './attempt-recorder.js';
 import { reportAttempt } from './attempt-report.js';
-import { type ClaimedDelivery, claimDueDeliveries } from './delivery.js';
+import type { ClaimedDelivery } from './delivery.js';
 import { type Senders, sendOrCrash } from './delivery-channels.js';
+import { claimDueDeliveries } from './delivery-claim.js';
 import {
   createInFlightLedger,
   defaultCaps,
@@ -20,6 +22,7 @@ import {
 import { listenForDeliveries } from './delivery-listener.js';
 import type { EmailSender } from './email-sender.js';
 import type { HttpSender } from './http-sender.js';
+import { createReceiverHealth, type Lane, type ReceiverHealth } from './receiver-health.js';
 import { decideAfterAttempt } from './retry-policy.js';
 
 const CLAIM_ERROR_BACKOFF_MS = 1_000;
@@ -35,7 +38,7 @@ export interface DeliveryWorkerOptions {
   /** A claimed delivery is someone else's to send again once this long has passed. */
   leaseMs: number;
   concurrency?: number;
-  /** In-flight caps per subscription and per owner (default: half of concurrency each). */
+  /** In-flight caps per subscription, per owner by worth, and of the slow lane (default: from concurrency). */
   caps?: FairShareCaps;
   /** Opens sealed webhook secrets (default: none configured, plaintext only). */
   secretBox?: SecretBox;
@@ -66,7 +69,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     asyncCommit,
     caps,
     ledger: createInFlightLedger(caps),
-    senders: { ...options, secretBox: options.secretBox ?? createSecretBox(null) },
+    health: createReceiverHealth(),
+    slowInFlight: 0,
+    senders: {
+      ...options,
+      secretBox: options.secretBox ?? createSecretBox(null),
+      vaultNames: createVaultNameLookup(storage),
+    },
     inFlight: new Set(),
     recorder: createAttemptRecorder({ storage, clock, logger, asyncCommit }),
     wakeWaiter: createWaiter(),
@@ -84,12 +93,16 @@ interface WorkerContext {
   readonly asyncCommit: boolean;
   readonly caps: FairShareCaps;
   readonly ledger: InFlightLedger;
+  /** Which receivers are in the slow lane. */
+  readonly health: ReceiverHealth;
+  /** Sends in the slow lane: in `inFlight` but not in the worker's slots. */
+  slowInFlight: number;
   readonly senders: Senders;
   readonly inFlight: Set<Promise<void>>;
   readonly recorder: AttemptRecorder;
   /** Ends a wait for due deliveries (a NOTIFY, wake(), a freed fair share). */
   readonly wakeWaiter: Waiter;
-  /** Ends a wait for free slots (half the sends finished). */
+  /** Ends a wait for free slots (half the sends in the worker's slots finished). */
   readonly slotWaiter: Waiter;
   wakePending: boolean;
 }
@@ -107,7 +120,7 @@ async function waitForWake(ctx: WorkerContext, ms: number, signal: AbortSignal):
 
 /** Until sends in flight free half the slots, the poll interval passes (slow receivers), or shutdown. */
 async function waitForSlots(ctx: WorkerContext, signal: AbortSignal): Promise<void> {
-  if (signal.aborted || ctx.inFlight.size <= ctx.concurrency / 2) return;
+  if (signal.aborted || fastInFlight(ctx) <= ctx.concurrency / 2) return;
   await ctx.slotWaiter.wait(ctx.pollIntervalMs, signal);
 }
 
@@ -135,16 +148,22 @@ async function run(ctx: WorkerContext, signal: AbortSignal): Promise<void> {
   }
 }
 
+/** Sends in the worker's slots (the slow lane's are on top of them). */
+function fastInFlight(ctx: WorkerContext): number {
+  return ctx.inFlight.size - ctx.slowInFlight;
+}
+
 /** One turn of the loop: claim what the free slots allow, start sending it, then wait for a reason to look again. */
 async function claimAndSend(ctx: WorkerContext, signal: AbortSignal): Promise<void> {
-  const free = ctx.concurrency - ctx.inFlight.size;
+  await claimSlowLane(ctx);
+  const free = ctx.concurrency - fastInFlight(ctx);
   if (free === 0) {
     // Waits on sends finishing (real I/O), never on a pending wake-up: that would spin.
     await waitForSlots(ctx, signal);
     return;
   }
   ctx.wakePending = false;
-  const claimed = await claim(ctx, free);
+  const claimed = await claim(ctx, 'fast', free);
   if (claimed === null) {
     await waitForWake(ctx, CLAIM_ERROR_BACKOFF_MS, signal);
     return;
@@ -155,8 +174,16 @@ async function claimAndSend(ctx: WorkerContext, signal: AbortSignal): Promise<vo
   else await waitForWake(ctx, ctx.pollIntervalMs, signal);
 }
 
-/** Due deliveries for up to `free` slots, or null when claiming failed (logged). */
-async function claim(ctx: WorkerContext, free: number): Promise<ClaimedDelivery[] | null> {
+/** One delivery for each slow receiver without one in flight, while the slow lane has room. */
+async function claimSlowLane(ctx: WorkerContext): Promise<void> {
+  const room = ctx.caps.slowLane - ctx.slowInFlight;
+  if (room <= 0 || ctx.health.slow().length === 0) return;
+  const claimed = await claim(ctx, 'slow', room);
+  for (const delivery of claimed ?? []) track(ctx, delivery);
+}
+
+/** Due deliveries of a lane for up to `free` slots, or null when claiming failed (logged). */
+async function claim(ctx: WorkerContext, lane: Lane, free: number): Promise<ClaimedDelivery[] | null> {
   const { storage, clock, logger, status, leaseMs } = ctx.options;
   try {
     const claimed = await claimDueDeliveries(storage.db, {
@@ -166,6 +193,9 @@ async function claim(ctx: WorkerContext, free: number): Promise<ClaimedDelivery[
       asyncCommit: ctx.asyncCommit,
       caps: ctx.caps,
       held: ctx.ledger.held(),
+      lane,
+      slow: ctx.health.slow(),
+      trusted: ctx.health.trusted(),
     });
     if (status !== undefined) Object.assign(status, { lastClaimAt: Date.now(), lastClaimFailed: false });
     return claimed;
@@ -187,12 +217,14 @@ function track(ctx: WorkerContext, delivery: ClaimedDelivery): void {
     })
     .finally(() => {
       ctx.inFlight.delete(task);
+      if (delivery.lane === 'slow') ctx.slowInFlight -= 1;
       // A subscription or owner back under its cap may have more due: look now, not at the next poll.
       if (ctx.ledger.release(delivery)) wake(ctx);
       // Claim again once half the slots are free: one claim per batch, not per finished send.
-      if (ctx.inFlight.size <= ctx.concurrency / 2) ctx.slotWaiter.release();
+      if (fastInFlight(ctx) <= ctx.concurrency / 2) ctx.slotWaiter.release();
     });
   ctx.inFlight.add(task);
+  if (delivery.lane === 'slow') ctx.slowInFlight += 1;
   ctx.ledger.add(delivery);
 }
 
@@ -222,6 +254,14 @@ async function deliver(ctx: WorkerContext, delivery: ClaimedDelivery): Promise<v
     ...(ctx.options.random ? { random: ctx.options.random } : {}),
   });
   reportAttempt(ctx.options, { delivery, channel, outcome, decision, finishedAt });
+  // A receiver that keeps timing out moves to the slow lane (one that answers again, back): look again.
+  if (ctx.health.note(delivery.receiver, outcome.error === 'timeout')) {
+    ctx.options.logger.info(
+      { webhookId: delivery.webhookId, lane: ctx.health.lane(delivery.receiver) },
+      'receiver changed delivery lane',
+    );
+    wake(ctx);
+  }
   ctx.recorder.record({ delivery, startedAt, durationMs, outcome, decision });
 }
 

@@ -1,6 +1,6 @@
 // The delivery queue as an operator watches it: how many deliveries wait, and how late the oldest due one is.
 import { sql } from 'drizzle-orm';
-import type { Database } from '../storage/database.js';
+import { type Database, queryRows } from '../storage/database.js';
 
 export interface DeliveryQueueStats {
   /** Deliveries still to be sent (due now or scheduled for a retry). */
@@ -11,11 +11,13 @@ export interface DeliveryQueueStats {
 
 /** One query on the partial index of pending deliveries. */
 export async function readDeliveryQueueStats(db: Database, now: Date): Promise<DeliveryQueueStats> {
-  const result = (await db.execute(sql`
+  const [row] = await queryRows<{ pending: number; oldest_due: string | Date | null }>(
+    db,
+    sql`
     select count(*)::int as pending, min(next_attempt_at) filter (where next_attempt_at <= ${now.toISOString()}::timestamptz) as oldest_due
     from webhook_deliveries where status = 'pending'
-  `)) as unknown as { rows: { pending: number; oldest_due: string | Date | null }[] };
-  const row = result.rows[0];
+  `,
+  );
   const oldest = row?.oldest_due == null ? null : new Date(row.oldest_due);
   return {
     pending: Number(row?.pending ?? 0),

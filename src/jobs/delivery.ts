@@ -1,9 +1,9 @@
-// The delivery queue in PostgreSQL: claim due rows under a lease (SKIP LOCKED), record outcomes in batches.
+// The delivery queue in PostgreSQL: what a claim leases (delivery-claim.ts), outcomes recorded in batches.
 import { type SQL, sql } from 'drizzle-orm';
 import type { WebhookFormat } from '../domain/webhooks/chat/destination.js';
-import type { Database } from '../storage/database.js';
-import type { FairShareCaps, HeldSlots } from './delivery-fairness.js';
+import { type Database, queryRows } from '../storage/database.js';
 import type { SendOutcome } from './http-sender.js';
+import type { Lane } from './receiver-health.js';
 import { type Decision, describeFailure, nextSubscriptionHealth } from './retry-policy.js';
 
 export interface ClaimedDelivery {
@@ -12,6 +12,12 @@ export interface ClaimedDelivery {
   owner: string;
   /** Whether the owner owned an indexed vault when this was claimed (its share of slots depends on it). */
   ownsVault: boolean;
+  /** The owner's cap on deliveries in flight when this was claimed, from its vaults' worth. */
+  ownerCap: number;
+  /** Owner and URL origin: what the slow lane judges. */
+  receiver: string;
+  /** The lane it was claimed in. */
+  lane: Lane;
   event: string;
   /** JSON text of {id, event, timestamp, data}, signed as is. */
   payload: string;
@@ -48,124 +54,13 @@ export interface AttemptRecord {
  * and never loses one; the outbox rows are written durably in their cause's transaction. Not on
  * PGlite: it has no fsync to save, and a killed process there is a crashed server.
  */
-function commitMode(asyncCommit: boolean) {
+export function commitMode(asyncCommit: boolean) {
   return asyncCommit ? sql`set_config('synchronous_commit', 'off', true)` : sql`null`;
 }
 
 const iso = (date: Date | null): string | null => (date === null ? null : date.toISOString());
-const toDate = (value: unknown): Date | null =>
+export const toDate = (value: unknown): Date | null =>
   value === null || value === undefined ? null : value instanceof Date ? value : new Date(String(value));
-
-/**
- * How many due rows a claim looks at for each one it may take: room to rotate across subscriptions.
- * Only the rows it takes are locked (SKIP LOCKED, with the due conditions checked again on the
- * locked row), so concurrent workers do not skip each other's unclaimed candidates.
- */
-const CANDIDATES_PER_SLOT = 4;
-
-/**
- * Leases up to `limit` due deliveries in one statement; a crashed holder's lease simply runs out.
- * Fair: subscriptions and owners this worker already holds at their cap are skipped, the rest get at
- * most their remaining share, and the batch takes one delivery of each in turn (owners first).
- * Wallets that own no indexed vault have a smaller cap each and one pool together; when the pool is
- * full their rows are not even candidates, so they cannot crowd owners' rows out of the window.
- */
-export async function claimDueDeliveries(
-  db: Database,
-  input: {
-    now: Date;
-    limit: number;
-    leaseMs: number;
-    asyncCommit: boolean;
-    caps?: FairShareCaps;
-    held?: HeldSlots;
-  },
-): Promise<ClaimedDelivery[]> {
-  const now = input.now.toISOString();
-  const leaseUntil = new Date(input.now.getTime() + input.leaseMs).toISOString();
-  const caps = input.caps ?? {
-    perSubscription: input.limit,
-    perOwner: input.limit,
-    perWalletWithoutVault: input.limit,
-    withoutVault: input.limit,
-  };
-  const held = input.held ?? { subscriptions: [], owners: [], withoutVault: 0 };
-  const poolRoom = Math.max(0, caps.withoutVault - held.withoutVault);
-  const ownsVault = sql`exists (select 1 from vaults v where v.authority = w.owner)`;
-  const result = (await db.execute(sql`
-    with commit_mode as (select ${commitMode(input.asyncCommit)}),
-    held_subs as (
-      select * from json_to_recordset(${JSON.stringify(held.subscriptions)}::json) as h(id uuid, n int)
-    ),
-    held_owners as (
-      select * from json_to_recordset(${JSON.stringify(held.owners)}::json) as h(owner text, n int, "full" boolean)
-    ),
-    candidates as (
-      select d.id, d.webhook_id, w.owner, d.next_attempt_at, ${ownsVault} as owns
-      from webhook_deliveries d
-      join webhooks w on w.id = d.webhook_id
-      where d.status = 'pending'
-        and d.next_attempt_at <= ${now}::timestamptz
-        and (d.locked_until is null or d.locked_until <= ${now}::timestamptz)
-        and d.webhook_id not in (select id from held_subs where n >= ${caps.perSubscription})
-        and w.owner not in (select owner from held_owners where "full")
-        and (${poolRoom > 0}::boolean or ${ownsVault})
-      order by d.next_attempt_at
-      limit ${input.limit * CANDIDATES_PER_SLOT}
-    ),
-    by_subscription as (
-      select c.*, coalesce(hs.n, 0)
-        + row_number() over (partition by c.webhook_id order by c.next_attempt_at, c.id) as sub_slot
-      from candidates c left join held_subs hs on hs.id = c.webhook_id
-    ),
-    by_owner as (
-      select b.id, b.owns, b.next_attempt_at, coalesce(ho.n, 0)
-        + row_number() over (partition by b.owner order by b.sub_slot, b.next_attempt_at, b.id) as owner_slot
-      from by_subscription b left join held_owners ho on ho.owner = b.owner
-      where b.sub_slot <= ${caps.perSubscription}
-    ),
-    by_class as (
-      select o.*, row_number() over (partition by o.owns order by o.owner_slot, o.next_attempt_at, o.id) as class_slot
-      from by_owner o
-      where o.owner_slot <= case when o.owns then ${caps.perOwner}::int else ${caps.perWalletWithoutVault}::int end
-    ),
-    due as (
-      select d.id, b.owns from webhook_deliveries d
-      join by_class b on b.id = d.id
-      where (b.owns or b.class_slot <= ${poolRoom}::int)
-        and d.status = 'pending'
-        and (d.locked_until is null or d.locked_until <= ${now}::timestamptz)
-      order by b.owner_slot, b.next_attempt_at
-      limit ${input.limit}
-      for update of d skip locked
-    )
-    update webhook_deliveries d
-    set locked_until = ${leaseUntil}::timestamptz, attempt_count = d.attempt_count + 1
-    from due, webhooks w, commit_mode
-    where d.id = due.id and w.id = d.webhook_id
-    returning d.id, d.webhook_id, w.owner, due.owns, d.event, d.payload, d.attempt_count, d.created_at, w.url, w.format,
-      w.sealed_url, w.secret, w.previous_secret, w.previous_secret_expires_at, w.active, w.verified, w.failing_since
-  `)) as unknown as { rows: Record<string, unknown>[] };
-  return result.rows.map((r) => ({
-    id: String(r.id),
-    webhookId: String(r.webhook_id),
-    owner: String(r.owner),
-    ownsVault: Boolean(r.owns),
-    event: String(r.event),
-    payload: String(r.payload),
-    attempt: Number(r.attempt_count),
-    createdAt: toDate(r.created_at)!,
-    url: String(r.url),
-    format: String(r.format) as WebhookFormat,
-    sealedUrl: (r.sealed_url as string | null) ?? null,
-    secret: String(r.secret),
-    previousSecret: (r.previous_secret as string | null) ?? null,
-    previousSecretExpiresAt: toDate(r.previous_secret_expires_at),
-    active: Boolean(r.active),
-    verified: Boolean(r.verified),
-    failingSince: toDate(r.failing_since),
-  }));
-}
 
 /**
  * Writes attempts, delivery states and subscription health of a batch in one transaction. A delivery
@@ -231,14 +126,17 @@ async function updateSubscriptionHealth(
   const ids = [...byWebhook.keys()].sort();
   // NO KEY UPDATE, not UPDATE: queueing a delivery holds a key-share lock on its subscription (the
   // foreign key) and must not wait for this, nor this for it (two such waits in opposite orders deadlock).
-  const current = (await db.execute(sql`
+  const current = await queryRows<{ id: string; failing_since: unknown; active: boolean }>(
+    db,
+    sql`
     select id, failing_since, active from webhooks where id in (${sql.join(
       ids.map((id) => sql`${id}::uuid`),
       sql`, `,
     )})
     order by id for no key update
-  `)) as unknown as { rows: { id: string; failing_since: unknown; active: boolean }[] };
-  for (const row of current.rows) {
+  `,
+  );
+  for (const row of current) {
     const before = toDate(row.failing_since);
     const results = byWebhook.get(row.id)!.map((r) => ({ startedAt: r.startedAt, result: r.outcome! }));
     const health = nextSubscriptionHealth(before, results, now);

@@ -28,6 +28,18 @@ describe('e-mail messages', () => {
     assert.ok(message.html.includes(`<a href="${approvalUrl}">Approve or reject in your browser</a>`));
   });
 
+  it('names the vault the worker read beside its short address, escaped in the HTML', () => {
+    const message = buildEmailMessage(
+      'transaction.executed',
+      { data: { vault: 'VauLt1111111111111111111111111111111111111', amount: '1000000000' } },
+      { vaultName: 'Ops <b>&' },
+    );
+    assert.equal(message.subject, '[Vaultkeeper] Transfer sent: 1 SOL from Ops <b>& (VauL…1111)');
+    assert.match(message.text, /Vault name: +Ops <b>&/);
+    assert.ok(message.html.includes('Ops &lt;b&gt;&amp;'));
+    assert.ok(!message.html.includes('<b>&'));
+  });
+
   it('links a settled override to its page to see, not to act on', () => {
     const message = buildEmailMessage('override.executed', {
       data: { vault: 'V', nonce: '7', amount: '10', status: 'executed', blinkUrl, approvalUrl },

@@ -3,7 +3,8 @@ import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
 import fc from 'fast-check';
-import { decodeBase58, publicKeyOf, verifyEd25519 } from './ed25519.js';
+import { decodeBase58 } from './base58.js';
+import { publicKeyOf, verifyEd25519 } from './ed25519.js';
 
 const toBase58 = (bytes: Uint8Array) => getBase58Decoder().decode(bytes);
 

@@ -86,7 +86,19 @@ function ingestionMetrics(metric: Registration) {
     ingestionReconnects: new Counter({
       ...metric,
       name: 'vaultkeeper_ingestion_reconnects_total',
-      help: 'Reconnections of the live log subscription',
+      help: 'Reconnections of the live source (log subscription or gRPC stream)',
+    }),
+    ingestionReplays: new Counter({
+      ...metric,
+      name: 'vaultkeeper_ingestion_grpc_replays_total',
+      help: 'gRPC resubscriptions from the last committed slot, by outcome: resumed, or refused (then the backfill reads the gap)',
+      labelNames: ['outcome'] as const,
+    }),
+    ingestionFailovers: new Counter({
+      ...metric,
+      name: 'vaultkeeper_ingestion_failovers_total',
+      help: 'Switches of the live source, by the source switched to (websocket: gRPC unreachable; grpc: the stream is back)',
+      labelNames: ['to'] as const,
     }),
     ingestionWarnings: new Counter({
       ...metric,
@@ -104,6 +116,34 @@ function ingestionMetrics(metric: Registration) {
       name: 'vaultkeeper_ingestion_latency_seconds',
       help: 'Time from a live log notification to its committed projection',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    }),
+    ...finalityMetrics(metric),
+  };
+}
+
+/** The finality reconciler's figures (set by the process that ingests, on each pass). */
+function finalityMetrics(metric: Registration) {
+  return {
+    unfinalizedTransactions: new Gauge({
+      ...metric,
+      name: 'vaultkeeper_unfinalized_transactions',
+      help: 'Applied program transactions the cluster has not finalized yet',
+    }),
+    unfinalizedOldestAge: new Gauge({
+      ...metric,
+      name: 'vaultkeeper_unfinalized_oldest_age_seconds',
+      help: 'Age of the oldest applied program transaction not finalized yet (0 when none)',
+    }),
+    transactionsFinalized: new Counter({
+      ...metric,
+      name: 'vaultkeeper_transactions_finalized_total',
+      help: 'Applied program transactions moved to finalized',
+    }),
+    transactionsDropped: new Counter({
+      ...metric,
+      name: 'vaultkeeper_transactions_dropped_total',
+      help: 'Applied program transactions the cluster dropped, by reason (dead_slot, not_found)',
+      labelNames: ['reason'] as const,
     }),
   };
 }
@@ -201,6 +241,16 @@ export function registerRoleMetrics(metrics: Metrics, sources: RoleMetricSources
       help: '1 while the live log subscription is up',
       collect() {
         this.set(roleStatus.ingestor.feedConnected ? 1 : 0);
+      },
+    });
+    new Gauge({
+      registers,
+      name: 'vaultkeeper_ingestion_feed_source',
+      help: '1 for the live source in use (grpc: the Yellowstone stream; websocket: the log subscription), 0 for the other',
+      labelNames: ['source'] as const,
+      collect() {
+        const live = roleStatus.ingestor.feedConnected ? roleStatus.ingestor.feedSource : null;
+        for (const source of ['grpc', 'websocket'] as const) this.labels(source).set(live === source ? 1 : 0);
       },
     });
     new Gauge({

@@ -5,8 +5,10 @@ export interface IngestorStatus {
   /** standby: waiting for the ingestor lock another process holds; active: this process ingests. */
   state: 'stopped' | 'standby' | 'active';
   feedConnected: boolean;
-  /** scheme://host of the RPC endpoint the live feed uses (null while down). */
+  /** scheme://host of the RPC endpoint (or gRPC provider) the live feed uses (null while down). */
   feedEndpoint: string | null;
+  /** The live source in use: the gRPC stream or the WebSocket log subscription (null while down). */
+  feedSource: 'grpc' | 'websocket' | null;
   /** Since when the oldest signature seen but not yet committed has waited (null when caught up). */
   behindSince: () => Date | null;
 }
@@ -28,7 +30,13 @@ export interface RoleStatus {
 export function createRoleStatus(): RoleStatus {
   return {
     api: { accepting: false },
-    ingestor: { state: 'stopped', feedConnected: false, feedEndpoint: null, behindSince: () => null },
+    ingestor: {
+      state: 'stopped',
+      feedConnected: false,
+      feedEndpoint: null,
+      feedSource: null,
+      behindSince: () => null,
+    },
     worker: { running: false, lastClaimAt: null, lastClaimFailed: false, inFlight: () => 0 },
   };
 }

@@ -1,25 +1,18 @@
 // The MCP tools and the agent-guide prompt, shared by both transports: each tool calls the client
 // package (over HTTP for stdio, in process for POST /mcp) and answers structured content matching its
-// output schema (the API's own resource schemas) plus one line of text. A refusal of the API (bad
-// argument, unknown vault) is a tool result with isError and the envelope's message.
+// output schema (the API's own resource schemas) plus one line of text. Arguments are checked by their
+// schemas (tool-schemas.ts) before any call is built; a bad one, or a refusal of the API (unknown
+// vault, a wait cap), is a tool result with isError and the message.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { VaultkeeperClient } from '@vaultkeeper/client';
-import { z } from 'zod';
-import { Approval } from '../domain/approvals/approval-resource.js';
-import { Budget, TransferCheck } from '../domain/budget/budget-resource.js';
-import { TransactionResource } from '../domain/transactions/transaction-resource.js';
+import type { TransactionResource as Transaction } from '../domain/transactions/transaction-resource.js';
+import { INPUT, OUTPUT } from './tool-schemas.js';
 import { approvalText, budgetText, checkText, transactionsText } from './tool-text.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-/** A JSON Schema of the API (TypeBox) as the zod object schema the SDK takes. */
-const fromApi = (schema: unknown) =>
-  z.fromJSONSchema(JSON.parse(JSON.stringify(schema))) as unknown as z.ZodObject<z.ZodRawShape>;
-
-const vault = z.string().describe('the vault address (base58)');
-const signature = z.string().describe("the blocked transfer's transaction signature (base58)");
 const PROGRESS_EVERY_MS = 5_000;
 const annotations = { readOnlyHint: true, openWorldHint: false } as const;
 
@@ -67,6 +60,16 @@ async function withProgress<T>(extra: Extra, totalSeconds: number, work: () => P
   }
 }
 
+/**
+ * A list item with its signature: lists leave a blocked attempt's out (the API's list format), but an
+ * agent names its blocked transfer by that signature, so it is read from the item's detail.
+ */
+async function withSignature(client: VaultkeeperClient, item: Transaction): Promise<Transaction> {
+  if (item.signature !== null || item.status !== 'blocked') return item;
+  const detail = await client.transactions.get(item.id);
+  return { ...item, signature: detail.signature };
+}
+
 /** The five tools, each calling `client`. */
 export function registerTools(server: McpServer, client: VaultkeeperClient): void {
   registerPolicyTools(server, client);
@@ -80,9 +83,9 @@ function registerPolicyTools(server: McpServer, client: VaultkeeperClient): void
     {
       title: 'Budget of a vault',
       description:
-        "What the vault's agent may still send today, when the window resets, the balance, the largest transfer possible now (fee included), the whitelist and the owner's open approvals; read from the chain now.",
-      inputSchema: { vault },
-      outputSchema: fromApi(Budget),
+        "What the vault's agent may still send today, when the window resets, the balance, the largest transfer possible now (fee included), the whitelist and the vault's pending overrides (transfers awaiting the owner's approval); read from the chain now.",
+      inputSchema: INPUT.budget,
+      outputSchema: OUTPUT.budget,
       annotations,
     },
     ({ vault }) => answer(() => client.vaults.budget(vault), budgetText),
@@ -94,18 +97,8 @@ function registerPolicyTools(server: McpServer, client: VaultkeeperClient): void
       title: 'Pre-flight check of a transfer',
       description:
         'Whether the vault program would let this transfer through now, and if not why (allowed, blocked: not_whitelisted / exceeded_daily_limit / insufficient_funds, refused: vault_paused / wrong_agent), with the fee; costs no transaction. Call it before every transfer.',
-      inputSchema: {
-        vault,
-        destination: z.string().describe('the account to pay (base58)'),
-        amount: z
-          .union([z.string(), z.number()])
-          .describe('lamports as a decimal string (1 SOL = 1000000000)'),
-        agent: z
-          .string()
-          .optional()
-          .describe('the key the agent signs with; another than the vault\u2019s agent signer is refused'),
-      },
-      outputSchema: fromApi(TransferCheck),
+      inputSchema: INPUT.check,
+      outputSchema: OUTPUT.check,
       annotations,
     },
     ({ vault, destination, amount, agent }) =>
@@ -125,20 +118,17 @@ function registerPolicyTools(server: McpServer, client: VaultkeeperClient): void
     {
       title: "A vault's transactions",
       description:
-        "The vault's transfers, newest first: executed, blocked (with the reason) or pending (an approved override's transfer).",
-      inputSchema: {
-        vault,
-        status: z.enum(['executed', 'blocked', 'pending']).optional().describe('only this status'),
-        limit: z.number().int().min(1).max(50).optional().describe('how many (1..50, default 20)'),
-      },
-      outputSchema: { transactions: z.array(fromApi(TransactionResource)), total: z.number().int().min(0) },
+        "The vault's transfers, newest first: executed, blocked (with the reason and the signature that get_approval and wait_for_approval take) or pending (an approved override's transfer, not sent yet: no signature).",
+      inputSchema: INPUT.transactions,
+      outputSchema: OUTPUT.transactions,
       annotations,
     },
     ({ vault, status, limit }) =>
       answer(
         async () => {
           const list = await client.transactions.list({ vault, status, limit: limit ?? 20 });
-          return { transactions: list.transactions, total: list.pagination.total };
+          const transactions = await Promise.all(list.transactions.map((t) => withSignature(client, t)));
+          return { transactions, total: list.pagination.total };
         },
         (list) => transactionsText(vault, list),
       ),
@@ -152,9 +142,9 @@ function registerApprovalTools(server: McpServer, client: VaultkeeperClient): vo
     {
       title: 'The owner\u2019s decision on a blocked transfer',
       description:
-        'The approval request a blocked transfer asked for, by the transfer\u2019s signature: pending, approved, executed, rejected, expired or none, with the links to share with the owner (blinkUrl, approvalUrl).',
-      inputSchema: { vault, signature },
-      outputSchema: fromApi(Approval),
+        'The owner\u2019s approval of a blocked transfer (the decision on its override), by the transfer\u2019s signature: pending, approved, executed, rejected, expired or none, with the links to share with the owner (blinkUrl, approvalUrl).',
+      inputSchema: INPUT.approval,
+      outputSchema: OUTPUT.approval,
       annotations,
     },
     ({ vault, signature }) => answer(() => client.approvals.get({ vault, signature }), approvalText),
@@ -165,13 +155,9 @@ function registerApprovalTools(server: McpServer, client: VaultkeeperClient): vo
     {
       title: 'Wait for the owner\u2019s decision',
       description:
-        'Waits until the owner decides on the approval a blocked transfer asked for (or it expires), up to timeoutSeconds, and answers as get_approval does (still pending at the timeout). Sends progress notifications while waiting when given a progressToken.',
-      inputSchema: {
-        vault,
-        signature,
-        timeoutSeconds: z.number().int().min(1).max(300).optional().describe('1..300, default 60'),
-      },
-      outputSchema: fromApi(Approval),
+        'Waits until the owner decides on the override a blocked transfer asked for (or it expires), up to timeoutSeconds, and answers as get_approval does (still pending at the timeout). Sends progress notifications while waiting when given a progressToken.',
+      inputSchema: INPUT.wait,
+      outputSchema: OUTPUT.approval,
       annotations,
     },
     ({ vault, signature, timeoutSeconds = 60 }, extra) =>

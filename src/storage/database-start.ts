@@ -5,6 +5,7 @@ import type { DatabaseConfig } from '../config.js';
 import { createBackoff, sleep } from '../lib/backoff.js';
 import { StartError } from '../lib/start-error.js';
 import { createDatabase, type Storage } from './database.js';
+import { MigrationError } from './migrator.js';
 
 export interface DatabaseStartOptions {
   readonly logger: Logger;
@@ -12,6 +13,8 @@ export interface DatabaseStartOptions {
   /** Connection attempts before giving up (default 10: about a minute with the default delays). */
   readonly attempts?: number;
   readonly baseDelayMs?: number;
+  /** The migrations to apply (default: this release's). */
+  readonly migrationsFolder?: string;
 }
 
 /** host:port/database of a PostgreSQL URL: never its user's password. */
@@ -62,15 +65,20 @@ export async function openDatabaseAtStart(
   config: DatabaseConfig,
   options: DatabaseStartOptions,
 ): Promise<Storage> {
-  if (config.kind !== 'postgres') return createDatabase(config);
+  const databaseOptions = { migrationsFolder: options.migrationsFolder };
+  if (config.kind !== 'postgres') return createDatabase(config, databaseOptions);
   const attempts = options.attempts ?? 10;
   const backoff = createBackoff({ baseMs: options.baseDelayMs ?? 500, capMs: 10_000, jitter: false });
   const target = describePostgresTarget(config.url);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await createDatabase(config);
+      return await createDatabase(config, databaseOptions);
     } catch (error) {
       if (options.signal.aborted) throw error;
+      // A migration that failed on its own SQL names itself; one cut off with its connection is retried.
+      if (error instanceof MigrationError && describeDatabaseRefusal(error.cause, config.url) !== null) {
+        throw error;
+      }
       const refusal = describeDatabaseRefusal(error, config.url);
       if (refusal !== null) throw refusal;
       const reason = (error as Error).message || (error as NodeJS.ErrnoException).code || String(error);

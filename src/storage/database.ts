@@ -8,11 +8,11 @@ import { PGlite } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type pg from 'pg';
 import { type DatabaseConfig, DEFAULT_DATABASE_POOL_SIZE } from '../config.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { secureDataDir } from './data-dir-permissions.js';
+import { type MigrationSession, runMigrations } from './migrator.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -21,6 +21,12 @@ export type Database = PgDatabase<PgQueryResultHKT, Schema>;
 export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 /** Either the database or a transaction inside it. */
 export type Queryable = Database | Tx;
+
+/** The rows of a raw SQL statement, the one place the driver's result shape is read (numeric columns come back as strings: cast in SQL as needed). */
+export async function queryRows<T = Record<string, unknown>>(db: Queryable, query: SQL): Promise<T[]> {
+  const result = await db.execute(query);
+  return (result as unknown as { rows: T[] }).rows;
+}
 
 export interface Storage {
   readonly kind: 'pglite' | 'postgres';
@@ -45,9 +51,26 @@ export function migrationsFolder(): string {
   return found;
 }
 
-export async function createDatabase(config: DatabaseConfig): Promise<Storage> {
-  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize) : openPglite(config);
+export interface DatabaseOptions {
+  /** The migrations to apply at open (default: this release's, migrationsFolder()). */
+  readonly migrationsFolder?: string;
 }
+
+/** Opens the database and applies its pending migrations, each in its own transaction (./migrator.ts). */
+export async function createDatabase(
+  config: DatabaseConfig,
+  options: DatabaseOptions = {},
+): Promise<Storage> {
+  const folder = options.migrationsFolder ?? migrationsFolder();
+  return config.kind === 'postgres'
+    ? openPostgres(config.url, config.poolSize, folder)
+    : openPglite(config, folder);
+}
+
+/** PGlite as a migration session: exec runs several statements in one string, as a migration file may hold. */
+const pgliteSession = (client: PGlite): MigrationSession => ({
+  run: async (text) => (await client.exec(text)).at(-1)?.rows ?? [],
+});
 
 /**
  * Embedded PostgreSQL sized for one small service (docs/OPERATIONS.md, The embedded default): its
@@ -106,12 +129,15 @@ export async function withDataDirLock<T>(
   }
 }
 
-async function openPglite(config: Exclude<DatabaseConfig, { kind: 'postgres' }>): Promise<Storage> {
-  if (config.kind === 'memory') return openPgliteAt(undefined, null);
+async function openPglite(
+  config: Exclude<DatabaseConfig, { kind: 'postgres' }>,
+  folder: string,
+): Promise<Storage> {
+  if (config.kind === 'memory') return openPgliteAt(undefined, null, folder);
   return withDataDirLock(config.dataDir, async (dataDir, lock) => {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     await initDataDir(dataDir);
-    return openPgliteAt(dataDir, lock);
+    return openPgliteAt(dataDir, lock, folder);
   });
 }
 
@@ -122,7 +148,7 @@ async function openPglite(config: Exclude<DatabaseConfig, { kind: 'postgres' }>)
 export async function createMemorySnapshot(): Promise<Blob> {
   const client = await PGlite.create(pgliteOptions(undefined));
   try {
-    await migratePglite(drizzlePglite({ client, schema }) as never, { migrationsFolder: migrationsFolder() });
+    await runMigrations(pgliteSession(client), migrationsFolder());
     return await client.dumpDataDir('none');
   } finally {
     await client.close();
@@ -131,18 +157,19 @@ export async function createMemorySnapshot(): Promise<Blob> {
 
 /** A memory database that starts as a copy of a snapshot (createMemorySnapshot); migrated at open like any other. */
 export function openMemorySnapshot(snapshot: Blob): Promise<Storage> {
-  return openPgliteAt(undefined, null, snapshot);
+  return openPgliteAt(undefined, null, migrationsFolder(), snapshot);
 }
 
 async function openPgliteAt(
   dataDir: string | undefined,
   lock: DataDirLock | null,
+  folder: string,
   snapshot?: Blob,
 ): Promise<Storage> {
   const client = await PGlite.create(pgliteOptions(dataDir, snapshot));
   const db = drizzlePglite({ client, schema }) as unknown as Database;
   try {
-    await migratePglite(db as never, { migrationsFolder: migrationsFolder() });
+    await runMigrations(pgliteSession(client), folder);
   } catch (error) {
     await client.close().catch(() => {});
     throw error;
@@ -152,10 +179,7 @@ async function openPgliteAt(
     kind: 'pglite',
     db,
     pool: null,
-    async rows<T>(query: SQL) {
-      const result = await db.execute(query);
-      return (result as unknown as { rows: T[] }).rows;
-    },
+    rows: (query) => queryRows(db, query),
     async ping() {
       if (closed) return false;
       try {
@@ -179,22 +203,30 @@ async function openPgliteAt(
 
 /** The PostgreSQL driver, loaded only when PostgreSQL is configured (the embedded default never holds it). */
 async function loadPostgresDriver() {
-  const [{ default: pg }, { drizzle }, { migrate }] = await Promise.all([
+  const [{ default: pg }, { drizzle }] = await Promise.all([
     import('pg'),
     import('drizzle-orm/node-postgres'),
-    import('drizzle-orm/node-postgres/migrator'),
   ]);
   // PostgreSQL returns bigint (int8) as a string by default; our int8 columns (slots, counts) fit a number.
   pg.types.setTypeParser(20, (value) => Number(value));
-  return { pg, drizzleNodePg: drizzle, migrateNodePg: migrate };
+  return { pg, drizzleNodePg: drizzle };
 }
 
-async function openPostgres(url: string, poolSize = DEFAULT_DATABASE_POOL_SIZE): Promise<Storage> {
-  const { pg, drizzleNodePg, migrateNodePg } = await loadPostgresDriver();
+/** pg-pool uses one timeout for a new connection and for a wait for a free one. */
+const POOL_WAIT_MS = 30_000;
+
+async function openPostgres(
+  url: string,
+  poolSize = DEFAULT_DATABASE_POOL_SIZE,
+  folder = migrationsFolder(),
+): Promise<Storage> {
+  const { pg, drizzleNodePg } = await loadPostgresDriver();
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    connectionTimeoutMillis: 5_000,
+    // Also the longest a query waits for a free connection: a burst (130 creates of one owner queueing on
+    // its lock) must queue, not fail, on a busy machine. A refused connection still fails at once.
+    connectionTimeoutMillis: POOL_WAIT_MS,
     idleTimeoutMillis: 30_000,
     application_name: 'vaultkeeper',
   });
@@ -204,20 +236,27 @@ async function openPostgres(url: string, poolSize = DEFAULT_DATABASE_POOL_SIZE):
   const client = await pool.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    await migrateNodePg(drizzleNodePg({ client, schema }), { migrationsFolder: migrationsFolder() });
-  } finally {
-    await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
+    // Without parameters pg sends the simple protocol: a string may hold several statements.
+    const session: MigrationSession = {
+      async run(text) {
+        const result = (await client.query(text)) as unknown as { rows: unknown[] } | { rows: unknown[] }[];
+        return (Array.isArray(result) ? result.at(-1) : result)?.rows ?? [];
+      },
+    };
+    await runMigrations(session, folder);
+  } catch (error) {
     client.release();
+    await pool.end().catch(() => {});
+    throw error;
   }
+  await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
+  client.release();
   let closed = false;
   return {
     kind: 'postgres',
     db,
     pool,
-    async rows<T>(query: SQL) {
-      const result = await db.execute(query);
-      return (result as unknown as { rows: T[] }).rows;
-    },
+    rows: (query) => queryRows(db, query),
     async ping(timeoutMs = 2_000) {
       if (closed) return false;
       let timer: NodeJS.Timeout | undefined;

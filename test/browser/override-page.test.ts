@@ -39,6 +39,10 @@ describe('override approval page', () => {
 
     await page.locator('[data-state="executed"]').waitFor({ timeout: 30_000 });
     await page.getByTestId('notice').getByText('Approved and executed').waitFor();
+    // A decided request says when it was decided, and no longer shows an expiry.
+    await page.getByTestId('decided-at').waitFor();
+    assert.equal(await page.getByText('Time left').count(), 0);
+    assert.equal(await page.getByText('Expiry').count(), 0);
     await page.screenshot({ path: join(ARTIFACTS, 'override-page-executed.png'), fullPage: true });
 
     // The wallet signed and sent one transaction on the service's cluster...

@@ -1,4 +1,4 @@
-// The console's parts that stand on routes of the same release: the what-if
+// The console's parts that stand on routes of the same release: the policy preview
 // (POST /api/vaults/:address/policy-preview) and the alert settings (GET/PUT /api/vaults/:address/alerts).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -30,7 +30,7 @@ async function openConsole(vault: string): Promise<Page> {
   return page;
 }
 
-describe("owner's console: what-if and alerts", () => {
+describe("owner's console: policy preview and alerts", () => {
   test('lowering the limit shows, before signing, the transfer it would have blocked (hand-computed replay)', async () => {
     const vault = await createFundedVault(world.stack, world.owner, {
       name: 'What-if',

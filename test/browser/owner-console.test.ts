@@ -9,6 +9,7 @@ import { waitFor } from '../support/wait.js';
 import {
   ARTIFACTS,
   blockWithOverride,
+  consoleErrorsOf,
   createFundedVault,
   errorsOf,
   openPage,
@@ -75,7 +76,7 @@ describe("owner's console on the vault page", () => {
     await page.getByTestId('limit-input').fill('1.5');
     await page.getByTestId('review-limit').click();
     await page.getByTestId('change-title').getByText('Daily limit 5 → 1.5 SOL').waitFor();
-    // The what-if is asked for before anything is signed; nothing was signed yet.
+    // The policy preview is asked for before anything is signed; nothing was signed yet.
     await page.locator('[data-testid="policy-preview"]:not([data-status="loading"])').waitFor();
     assert.deepEqual(await walletCalls(page), [{ feature: 'standard:connect' }]);
     await signAndWait(page, 'Daily limit 5 → 1.5 SOL');
@@ -97,6 +98,7 @@ describe("owner's console on the vault page", () => {
     // The input starts again from the new limit.
     assert.equal(await page.getByTestId('limit-input').inputValue(), '1.5');
     assert.deepEqual(errorsOf(page), []);
+    assert.deepEqual(consoleErrorsOf(page), []);
     await page.context().close();
   });
 
@@ -138,7 +140,7 @@ describe("owner's console on the vault page", () => {
     const agent = randomAddress();
     await page.getByTestId('agent-input').fill(agent);
     await page.getByTestId('change-agent').click();
-    // No what-if for the agent: the review goes straight to signing.
+    // No policy preview for the agent: the review goes straight to signing.
     assert.equal(await page.getByTestId('policy-preview').count(), 0);
     await signAndWait(page, `Agent`);
     assert.equal((await vaultOf(vault)).agentSigner, agent);
@@ -152,6 +154,7 @@ describe("owner's console on the vault page", () => {
     assert.equal((await vaultOf(vault)).paused, false);
     await page.getByTestId('vault-state').getByText('Active').waitFor({ timeout: 15_000 });
     assert.deepEqual(errorsOf(page), []);
+    assert.deepEqual(consoleErrorsOf(page), []);
     await page.context().close();
   });
 
@@ -190,7 +193,7 @@ describe("owner's console on the vault page", () => {
     await page.context().close();
   });
 
-  test('anyone else sees the read-only page: a stranger is told, a browser without a wallet sees no console', async () => {
+  test('anyone else sees the read-only page: a stranger is told, a browser without a wallet is told how to manage it', async () => {
     const vault = await createFundedVault(world.stack, world.owner);
     const stranger = createTestWallet();
     const page = await openConsole(vault, stranger);
@@ -203,8 +206,15 @@ describe("owner's console on the vault page", () => {
     await anonymous.goto(`${world.stack.baseUrl}/vaults/${vault}`);
     await anonymous.getByTestId('vault-name').waitFor();
     await anonymous.getByTestId('live-status').getByText('Live').waitFor();
-    assert.equal(await anonymous.getByTestId('owner-console').isVisible(), false);
+    // No wallet in this browser: the console says what it is for and what it needs, with no controls.
+    const entry = anonymous.getByTestId('owner-console');
+    await entry.getByTestId('console-entry').getByText('Connect a wallet to manage this vault').waitFor();
+    await entry.getByText('No Solana wallet found in this browser').waitFor();
+    assert.equal(await entry.getByText('open the Blink').count(), 0, 'the vault page has no Blink to open');
+    assert.equal(await entry.getByTestId('use-demo-wallet').count(), 0, 'no demo wallet outside demo mode');
+    assert.equal(await anonymous.getByTestId('limit-input').count(), 0);
     assert.deepEqual(errorsOf(anonymous), []);
+    assert.deepEqual(consoleErrorsOf(anonymous), []);
     await anonymous.context().close();
   });
 });
@@ -247,6 +257,7 @@ describe("owner's pending approvals page", () => {
     await page.waitForURL(`${world.stack.baseUrl}/overrides/${first}/${n1}`);
     await page.locator('[data-state="pending"]').waitFor();
     assert.deepEqual(errorsOf(page), []);
+    assert.deepEqual(consoleErrorsOf(page), []);
     await page.context().close();
   });
 

@@ -4,7 +4,7 @@
 // compiler refuses a check that misses or invents one.
 import type * as Spec from '@solana/actions-spec';
 import type { Static } from 'typebox';
-import type * as Ours from '../../src/domain/actions/action-types.js';
+import type * as Ours from '../../src/domain/approvals/decision-responses.js';
 import type * as Schemas from '../../src/http/routes/actions.schemas.js';
 
 /** Compiles only when T is assignable to U. */

@@ -88,7 +88,7 @@ async function blockTransfers(
       const request = list.overrides.find(
         (o: { transferSignature: string }) => o.transferSignature === a.signature,
       );
-      assert.ok(request, `an approval request for ${a.signature}`);
+      assert.ok(request, `an override for ${a.signature}`);
       return { ...a, blinkUrl: request.blinkUrl, approvalUrl: request.approvalUrl };
     }),
   );

@@ -10,7 +10,10 @@ import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { randomAddress } from '../../dev/validator/scenarios.js';
 import { pressBlinkButton, useConformanceHarness } from '../support/conformance-app.js';
 import { checkBuiltTransaction, readComputeBudget } from '../support/idl-conformance.js';
-import { SOL } from '../support/ingestion-harness.js';
+import { BASE_URL, SOL } from '../support/ingestion-harness.js';
+
+/** The Domain line of the harness app's signed messages (its PUBLIC_BASE_URL's host). */
+const DOMAIN = new URL(BASE_URL).host;
 
 const h = useConformanceHarness();
 const U64_MAX = 18_446_744_073_709_551_615n;
@@ -33,7 +36,7 @@ async function createVault(app: FastifyInstance, owner: TestWallet, body: Record
   const response = await app.inject({
     method: 'POST',
     url: '/api/vaults',
-    headers: owner.authHeaders(),
+    headers: owner.authHeaders({ request: { method: 'POST', path: '/api/vaults', body, domain: DOMAIN } }),
     payload: body,
   });
   assert.equal(response.statusCode, 201, response.body);
@@ -49,7 +52,9 @@ async function patchVault(
   const response = await app.inject({
     method: 'PATCH',
     url: `/api/vaults/${address}`,
-    headers: owner.authHeaders(),
+    headers: owner.authHeaders({
+      request: { method: 'PATCH', path: `/api/vaults/${address}`, body, domain: DOMAIN },
+    }),
     payload: body,
   });
   assert.equal(response.statusCode, 200, response.body);

@@ -9,7 +9,6 @@ import { eq, sql } from 'drizzle-orm';
 import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { overrides, vaults } from '../../src/storage/schema/index.js';
-import { type ApprovalRequest, BLINKS_BASE_URL, SOL } from '../support/approval-requests.js';
 import {
   assertActionError,
   assertActionHeaders,
@@ -20,6 +19,7 @@ import {
 } from '../support/blink-actions.js';
 import { createOverride, randomAddress } from '../support/factories.js';
 import { rpcAnswer } from '../support/json-rpc.js';
+import { BLINKS_BASE_URL, type SeededOverride, SOL } from '../support/seeded-overrides.js';
 
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';
@@ -30,7 +30,7 @@ const DISCRIMINATORS = {
   execute_approved_override: [252, 245, 149, 133, 190, 208, 219, 207],
 };
 
-const { apps, clock, seed, post } = useBlinkApps({ seed: OPS_BUDGET_REQUEST });
+const { apps, clock, seed, post, postSigned } = useBlinkApps({ seed: OPS_BUDGET_REQUEST });
 
 /** Derives the program's PDAs here, from the seeds the program's IDL declares. */
 async function pda(...seeds: (string | Uint8Array)[]): Promise<Address> {
@@ -53,9 +53,9 @@ async function signAndSend(owner: TestWallet, transaction: string): Promise<{ er
   return rpcAnswer(apps.chain.rpcUrl, 'sendTransaction', [wire.toString('base64'), { encoding: 'base64' }]);
 }
 
-describe('one approval request per blocked transfer: addressing', () => {
+describe('one override per blocked transfer: addressing', () => {
   /** A second transfer blocked before the owner acted: it announced the same nonce. */
-  async function seedSecondRequest(s: ApprovalRequest) {
+  async function seedSecondRequest(s: SeededOverride) {
     const destination = randomAddress() as Address;
     const blocked = await apps.chain.block(s.vault, {
       destination,
@@ -307,7 +307,7 @@ describe('POST /api/actions/:vault/:nonce/approve', () => {
 
   test('accepts wallet-auth headers that name the account', async () => {
     const s = await seed();
-    const res = await post(`${s.url}/approve`, { account: s.owner.address }, s.owner.authHeaders());
+    const res = await postSigned(`${s.url}/approve`, { account: s.owner.address }, s.owner);
     assert.equal(res.statusCode, 200, res.body);
   });
 
@@ -315,14 +315,15 @@ describe('POST /api/actions/:vault/:nonce/approve', () => {
     const s = await seed();
     const other = createTestWallet();
     const body = assertActionError(
-      await post(`${s.url}/approve`, { account: s.owner.address }, other.authHeaders()),
+      await postSigned(`${s.url}/approve`, { account: s.owner.address }, other),
       401,
       'UNAUTHORIZED',
     );
     assert.deepEqual(body.details, { reason: 'account_mismatch' });
-    const stale = s.owner.authHeaders({ timestampMs: clock.nowMs - 3_600_000 });
     const expired = assertActionError(
-      await post(`${s.url}/approve`, { account: s.owner.address }, stale),
+      await postSigned(`${s.url}/approve`, { account: s.owner.address }, s.owner, {
+        timestampMs: clock.nowMs - 3_600_000,
+      }),
       401,
       'UNAUTHORIZED',
     );
@@ -334,7 +335,7 @@ describe('POST /api/actions/:vault/:nonce/approve', () => {
     const stranger = createTestWallet();
     assertActionError(await post(`${s.url}/approve`, { account: stranger.address }), 403, 'FORBIDDEN');
     assertActionError(
-      await post(`${s.url}/approve`, { account: stranger.address }, stranger.authHeaders()),
+      await postSigned(`${s.url}/approve`, { account: stranger.address }, stranger),
       403,
       'FORBIDDEN',
     );

@@ -6,7 +6,6 @@ import { eq } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestWallet } from '../../dev/support/wallet.js';
 import { blinks } from '../../src/storage/schema/index.js';
-import { BLINKS_BASE_URL } from '../support/approval-requests.js';
 import {
   assertActionError,
   assertActionHeaders,
@@ -16,6 +15,7 @@ import {
   useBlinkApps,
 } from '../support/blink-actions.js';
 import { randomAddress } from '../support/factories.js';
+import { BLINKS_BASE_URL } from '../support/seeded-overrides.js';
 import { waitFor } from '../support/wait.js';
 
 const { apps, clock, seed, post } = useBlinkApps({ seed: OPS_BUDGET_REQUEST });

@@ -8,7 +8,6 @@ import type { FastifyInstance } from 'fastify';
 import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { vaultTag } from '../../src/cache/tags.js';
 import { actionNonces, overrides, webhooks } from '../../src/storage/schema/index.js';
-import { type ApprovalRequest, BLINKS_BASE_URL, SOL } from '../support/approval-requests.js';
 import {
   assertActionError,
   assertActionHeaders,
@@ -18,11 +17,12 @@ import {
   OPS_BUDGET_REQUEST,
   useBlinkApps,
 } from '../support/blink-actions.js';
+import { BLINKS_BASE_URL, type SeededOverride, SOL } from '../support/seeded-overrides.js';
 
 const STATE_SECRET = 'a-shared-secret-of-at-least-32-characters';
 const base58 = getBase58Decoder();
 
-const { apps, clock, seed, post } = useBlinkApps({ seed: OPS_BUDGET_REQUEST });
+const { apps, clock, seed, post, postSigned } = useBlinkApps({ seed: OPS_BUDGET_REQUEST });
 
 /** The exact Actions 2.4 sign-message text, written out independently of the service's builder. */
 function signMessageText(d: Record<string, string>): string {
@@ -34,7 +34,7 @@ function signMessageText(d: Record<string, string>): string {
   return `${d.domain} wants you to sign a message with your account:\n${d.address}\n\n${d.statement}\n\n${lines.join('\n')}`;
 }
 
-async function subscribeWebhook(s: ApprovalRequest): Promise<void> {
+async function subscribeWebhook(s: SeededOverride): Promise<void> {
   await apps.db.insert(webhooks).values({
     owner: s.owner.address,
     vaultId: s.vaultRow.id,
@@ -45,7 +45,7 @@ async function subscribeWebhook(s: ApprovalRequest): Promise<void> {
 }
 
 /** Everything a rejection must leave behind, whichever path made it. */
-async function assertRejected(s: ApprovalRequest): Promise<void> {
+async function assertRejected(s: SeededOverride): Promise<void> {
   const row = await findOverride(apps.db, s.override.id);
   assert.equal(row.status, 'rejected');
   assert.equal(row.rejectedAt?.getTime(), clock.nowMs);
@@ -68,6 +68,7 @@ async function assertRejected(s: ApprovalRequest): Promise<void> {
     status: 'rejected',
     expiresAt: s.override.expiresAt.toISOString(),
     createdAt: s.override.createdAt.toISOString(),
+    decidedAt: new Date(clock.nowMs).toISOString(),
     expired: false,
     blinkUrl: `${BLINKS_BASE_URL}${s.url}`,
     approvalUrl: `${BLINKS_BASE_URL}/overrides/${s.vault}/${s.nonce}`,
@@ -84,7 +85,7 @@ async function assertRejected(s: ApprovalRequest): Promise<void> {
   );
 }
 
-async function cacheVaultRead(s: ApprovalRequest): Promise<void> {
+async function cacheVaultRead(s: SeededOverride): Promise<void> {
   await apps.deps.cache.set(`test:${s.vaultRow.id}`, { stale: true }, 300, [vaultTag(s.vault)]);
   assert.deepEqual(await apps.deps.cache.get(`test:${s.vaultRow.id}`), { stale: true });
 }
@@ -94,7 +95,7 @@ describe('POST /api/actions/:vault/:nonce/reject with wallet-auth headers', () =
     const s = await seed();
     await subscribeWebhook(s);
     await cacheVaultRead(s);
-    const res = await post(`${s.url}/reject`, { account: s.owner.address }, s.owner.authHeaders());
+    const res = await postSigned(`${s.url}/reject`, { account: s.owner.address }, s.owner);
     assert.equal(res.statusCode, 200, res.body);
     assertActionHeaders(res);
     assert.deepEqual(res.json(), { type: 'post', message: 'Override rejected.' });
@@ -105,7 +106,7 @@ describe('POST /api/actions/:vault/:nonce/reject with wallet-auth headers', () =
 
   test('can reject an override that expired (it can only no longer be approved)', async () => {
     const s = await seed({ expiresInMs: -60_000 });
-    const res = await post(`${s.url}/reject`, { account: s.owner.address }, s.owner.authHeaders());
+    const res = await postSigned(`${s.url}/reject`, { account: s.owner.address }, s.owner);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal((await findOverride(apps.db, s.override.id)).status, 'rejected');
   });
@@ -114,19 +115,19 @@ describe('POST /api/actions/:vault/:nonce/reject with wallet-auth headers', () =
     const s = await seed();
     const other = createTestWallet();
     assertActionError(
-      await post(`${s.url}/reject`, { account: s.owner.address }, other.authHeaders()),
+      await postSigned(`${s.url}/reject`, { account: s.owner.address }, other),
       401,
       'UNAUTHORIZED',
     );
     assertActionError(
-      await post(`${s.url}/reject`, { account: other.address }, other.authHeaders()),
+      await postSigned(`${s.url}/reject`, { account: other.address }, other),
       403,
       'FORBIDDEN',
     );
     assertActionError(await post(`${s.url}/reject`, { account: other.address }), 403, 'FORBIDDEN');
     const decided = await seed({ status: 'approved' });
     assertActionError(
-      await post(`${decided.url}/reject`, { account: decided.owner.address }, decided.owner.authHeaders()),
+      await postSigned(`${decided.url}/reject`, { account: decided.owner.address }, decided.owner),
       409,
       'OVERRIDE_NOT_PENDING',
     );
@@ -151,7 +152,7 @@ interface MessageStart {
 }
 
 async function startSignMessage(
-  s: ApprovalRequest,
+  s: SeededOverride,
   target: FastifyInstance = apps.app,
 ): Promise<MessageStart> {
   const res = await target.inject({

@@ -107,7 +107,7 @@ describe('GET /api/vaults/:address/budget', () => {
     assert.equal(body.remaining, (10n * SOL).toString(), 'the window itself is unchanged');
   });
 
-  test("lists the open approval requests by the Clock's time, newest first, as the Override resource", async () => {
+  test("lists the pending overrides by the Clock's time, newest first, as the Override resource", async () => {
     serverNowMs = (T0 - 10 * 86_400) * 1000; // the service's clock would call every request open
     const at = (seconds: number) => new Date(seconds * 1000);
     const open = await createOverride(testStorage.storage.db, {
@@ -157,7 +157,7 @@ describe('GET /api/vaults/:address/budget', () => {
     }
   });
 
-  test('lists at most 100 open approval requests and counts them all', async () => {
+  test('lists at most 100 pending overrides and counts them all', async () => {
     const at = (seconds: number) => new Date(seconds * 1000);
     const rows = Array.from({ length: 101 }, (_, i) => ({
       vaultId: vaultRow.id,

@@ -333,6 +333,7 @@ describe('worker jobs', () => {
       cache,
       clock: { now: () => now },
       logger: { debug: (o: Record<string, number>) => reported.push(o) },
+      auditRetentionDays: 400,
     });
     await job.run(new AbortController().signal);
     const left = await apps.db.select({ nonce: actionNonces.nonce }).from(actionNonces);

@@ -68,7 +68,17 @@ describe('creating, listing and deleting keys', () => {
     assert.equal(response.statusCode, 201, response.body);
     assert.equal(response.headers['cache-control'], 'no-store');
     const created = response.json();
-    assert.deepEqual(Object.keys(created).sort(), ['createdAt', 'id', 'key', 'lastUsedAt', 'name', 'prefix']);
+    assert.deepEqual(Object.keys(created).sort(), [
+      'createdAt',
+      'expiresAt',
+      'id',
+      'key',
+      'lastUsedAt',
+      'name',
+      'prefix',
+      'scopes',
+      'vaults',
+    ]);
     assert.match(created.key, KEY);
     assert.equal(Buffer.from(created.key.slice(3), 'base64url').length, 32);
     assert.equal(created.prefix, created.key.slice(0, 10));
@@ -83,10 +93,13 @@ describe('creating, listing and deleting keys', () => {
     assert.ok(!listed.body.includes(created.key), 'a list never shows the key');
     assert.deepEqual(Object.keys(listed.json().apiKeys[0]).sort(), [
       'createdAt',
+      'expiresAt',
       'id',
       'lastUsedAt',
       'name',
       'prefix',
+      'scopes',
+      'vaults',
     ]);
   });
 
@@ -373,10 +386,13 @@ test('OpenAPI: a bearer scheme for keys, wallet-only key creation, operation ids
   );
   assert.deepEqual(Object.keys(spec.components.schemas.ApiKey.properties).sort(), [
     'createdAt',
+    'expiresAt',
     'id',
     'lastUsedAt',
     'name',
     'prefix',
+    'scopes',
+    'vaults',
   ]);
   assert.equal(
     keys.get.responses['200'].content['application/json'].schema.$ref,

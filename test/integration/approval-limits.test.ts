@@ -6,8 +6,8 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { countRpcCalls } from '../../dev/validator/index.js';
 import { vaultTag } from '../../src/cache/tags.js';
 import { RATE_LIMITS } from '../../src/http/plugins/rate-limit.js';
-import { type ApprovalRequest, BLINKS_BASE_URL, seedApprovalRequest } from '../support/approval-requests.js';
 import { randomAddress, randomSignature } from '../support/factories.js';
+import { BLINKS_BASE_URL, type SeededOverride, seedOverride } from '../support/seeded-overrides.js';
 import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
@@ -16,20 +16,22 @@ const apps = useTestApps({ chain: true, fileApp: true, env: { PUBLIC_BASE_URL: B
 beforeEach(() => apps.chain.setTime(Math.floor(Date.now() / 1000)));
 
 const seed = () =>
-  seedApprovalRequest({ fake: apps.chain, db: apps.db, nowMs: Date.now(), publicBaseUrl: BLINKS_BASE_URL });
+  seedOverride({ fake: apps.chain, db: apps.db, nowMs: Date.now(), publicBaseUrl: BLINKS_BASE_URL });
 
 /** The requests of one client address (to `target`, the shared app unless given). */
 function clientOf(remoteAddress: string, target?: FastifyInstance) {
   const send = (options: InjectOptions) => (target ?? apps.app).inject({ ...options, remoteAddress });
   return {
-    confirm: (r: ApprovalRequest, signature: string, account = r.owner.address) =>
+    confirm: (r: SeededOverride, signature: string, account = r.owner.address) =>
       send({ method: 'POST', url: `${r.url}/approve/confirm`, payload: { account, signature } }),
-    approve: (r: ApprovalRequest) =>
+    approve: (r: SeededOverride) =>
       send({ method: 'POST', url: `${r.url}/approve`, payload: { account: r.owner.address } }),
-    preview: (r: ApprovalRequest, account = r.owner.address) =>
+    preview: (r: SeededOverride, account = r.owner.address) =>
       send({ method: 'GET', url: `/api/overrides/${r.vault}/${r.nonce}/preview?account=${account}` }),
-    realtime: (r: ApprovalRequest) =>
-      send({ method: 'GET', url: `/api/analytics/realtime?vault=${r.vault}` }),
+    realtime: (r: SeededOverride) => send({ method: 'GET', url: `/api/analytics/realtime?vault=${r.vault}` }),
+    budget: (r: SeededOverride) => send({ method: 'GET', url: `/api/vaults/${r.vault}/budget` }),
+    check: (r: SeededOverride) =>
+      send({ method: 'GET', url: `/api/vaults/${r.vault}/check?destination=${r.vault}&amount=1` }),
   };
 }
 
@@ -53,25 +55,27 @@ async function untilBudgetSpent(send: () => Promise<LightMyRequestResponse>): Pr
  * The most RPC calls of each method the requests of one client address can cause in one rate-limit window
  * (docs/BLINKS.md, What one address can cost the RPC node): a confirm at most 8 getSignatureStatuses and 8 getTransaction, 9 together; a preview
  * or an approve one simulation, two account reads, a fee estimate and a blockhash; a realtime analytics
- * read a balance and an account.
+ * read a balance and an account; a budget or check read one account read, on what the overall budget
+ * leaves of the read budget once writes and analytics are spent.
  */
 const WRITES = RATE_LIMITS.write;
 const ANALYTICS = RATE_LIMITS.analytics;
+const READS = Math.min(RATE_LIMITS.read, RATE_LIMITS.overall - WRITES - ANALYTICS);
 const BOUND_BY_METHOD: Record<string, number> = {
   getSignatureStatuses: 8 * WRITES,
   getTransaction: 8 * WRITES,
   simulateTransaction: WRITES,
-  getMultipleAccounts: 2 * WRITES,
+  getMultipleAccounts: 2 * WRITES + READS,
   getRecentPrioritizationFees: WRITES,
   getLatestBlockhash: WRITES,
   getBalance: ANALYTICS,
   getAccountInfo: ANALYTICS,
 };
-const BOUND = 9 * WRITES + 2 * ANALYTICS;
+const BOUND = 9 * WRITES + 2 * ANALYTICS + READS;
 
 describe('the RPC work one client address can cause', () => {
-  test('driven past every budget with concurrent confirms, previews, approves and realtime reads, one address stays within 240 RPC calls a window', async (t) => {
-    assert.equal(BOUND, 240);
+  test('driven past every budget with concurrent confirms, previews, approves, realtime, budget and check reads, one address stays within 290 RPC calls a window', async (t) => {
+    assert.equal(BOUND, 290);
     const requests = [await seed(), await seed(), await seed()];
     // Signatures the cluster knows (failed blocked transfers): a confirm then reads the transaction.
     const landed = apps.chain
@@ -90,6 +94,8 @@ describe('the RPC work one client address can cause', () => {
       ...Array.from({ length: 6 }, () => worker((i) => client.preview(pick(requests, i)))),
       ...Array.from({ length: 2 }, () => worker((i) => client.approve(pick(requests, i)))),
       ...Array.from({ length: 4 }, () => worker((i) => client.realtime(pick(requests, i)))),
+      ...Array.from({ length: 2 }, () => worker((i) => client.budget(pick(requests, i)))),
+      ...Array.from({ length: 2 }, () => worker((i) => client.check(pick(requests, i)))),
     ];
     const statuses = (await Promise.all(workers)).flat();
     // Past the budget: nothing more reaches the node.
@@ -98,10 +104,11 @@ describe('the RPC work one client address can cause', () => {
       client.preview(requests[0]!),
       client.approve(requests[0]!),
       client.realtime(requests[0]!),
+      client.budget(requests[0]!),
     ]);
     assert.deepEqual(
       late.map((res) => res.statusCode),
-      [429, 429, 429, 429],
+      [429, 429, 429, 429, 429],
     );
 
     const calls = countRpcCalls(apps.chain.rpcRequests());
@@ -119,7 +126,7 @@ describe('the RPC work one client address can cause', () => {
 });
 
 /** The failed blocked transfer of a request: a signature the cluster knows, whose confirm reads it. */
-const blockedSignatureOf = (r: ApprovalRequest) =>
+const blockedSignatureOf = (r: SeededOverride) =>
   apps.chain
     .ledger()
     .find(

@@ -11,9 +11,11 @@ import {
   createAuthMessage,
   createTestWallet,
   encodeMessageHeader,
+  type MessageHeaderForm,
   type SignedTestRequest,
   TEST_DOMAIN,
   type TestWallet,
+  testRequestBinding,
 } from '../../dev/support/wallet.js';
 import { startFakeValidator } from '../../dev/validator/index.js';
 import { createMemoryCache, createRedisCache } from '../../src/cache/index.js';
@@ -38,6 +40,25 @@ function rename(app: FastifyInstance, headers: Record<string, string>, name = 'R
   return app.inject({ method: 'PATCH', url: `/api/vaults/${vault.address}`, headers, payload: { name } });
 }
 
+const renameRequest = (name = 'Renamed'): SignedTestRequest => ({
+  method: 'PATCH',
+  path: `/api/vaults/${vault.address}`,
+  body: { name },
+});
+
+/** `wallet`'s headers for rename(…, name): a fresh message bound to that very request. */
+function renameHeaders(
+  wallet: TestWallet,
+  options: { timestampMs?: number; form?: MessageHeaderForm } = {},
+  name = 'Renamed',
+) {
+  return wallet.authHeaders({ ...options, request: renameRequest(name) });
+}
+
+/** A fresh message bound to rename(…, name), for tests that sign a given text. */
+const renameMessage = (name = 'Renamed') =>
+  createAuthMessage(undefined, testRequestBinding(renameRequest(name)));
+
 /** Headers of `wallet` over an arbitrary text (a wrong sentence, an odd timestamp). */
 function signedText(wallet: TestWallet, text: string, form: 'percent' | 'escaped' | 'base64' = 'percent') {
   return { ...wallet.authHeaders({ message: text }), 'x-message': encodeMessageHeader(text, form) };
@@ -55,7 +76,11 @@ describe('accepted requests', () => {
   for (const form of ['percent', 'escaped', 'base64'] as const) {
     test(`accepts X-Message ${form}`, async () => {
       const app = await start();
-      const response = await rename(app, owner.authHeaders({ form }), `Renamed ${form}`);
+      const response = await rename(
+        app,
+        renameHeaders(owner, { form }, `Renamed ${form}`),
+        `Renamed ${form}`,
+      );
       assert.equal(response.statusCode, 200, response.body);
       assert.equal(response.json().vault.name, `Renamed ${form}`);
       assert.equal(response.headers['cache-control'], 'no-store');
@@ -65,13 +90,13 @@ describe('accepted requests', () => {
   test('accepts a timestamp exactly 300 s old and exactly 60 s ahead', async () => {
     const now = Date.parse('2026-11-22T01:27:42.000Z');
     const app = await start({ clock: { now: () => new Date(now) } });
-    assert.equal((await rename(app, owner.authHeaders({ timestampMs: now - 300_000 }))).statusCode, 200);
-    assert.equal((await rename(app, owner.authHeaders({ timestampMs: now + 60_000 }))).statusCode, 200);
+    assert.equal((await rename(app, renameHeaders(owner, { timestampMs: now - 300_000 }))).statusCode, 200);
+    assert.equal((await rename(app, renameHeaders(owner, { timestampMs: now + 60_000 }))).statusCode, 200);
   });
 
   test('checks the signature, not the header text, against the decoded message', async () => {
     const app = await start();
-    const message = createAuthMessage();
+    const message = renameMessage();
     const headers = owner.authHeaders({ message });
     // Lower-case percent escapes encode the same message.
     headers['x-message'] = encodeURIComponent(message).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase());
@@ -84,10 +109,10 @@ describe('401 UNAUTHORIZED reasons', () => {
     const app = await start();
     assertUnauthorized(await rename(app, {}), 'missing_headers');
     for (const name of ['x-wallet-address', 'x-signature', 'x-message']) {
-      const headers = owner.authHeaders();
+      const headers = renameHeaders(owner);
       delete headers[name];
       assertUnauthorized(await rename(app, headers), 'missing_headers');
-      assertUnauthorized(await rename(app, { ...owner.authHeaders(), [name]: '' }), 'missing_headers');
+      assertUnauthorized(await rename(app, { ...renameHeaders(owner), [name]: '' }), 'missing_headers');
     }
   });
 
@@ -105,7 +130,7 @@ describe('401 UNAUTHORIZED reasons', () => {
       { 'x-message': `base64:${Buffer.from([0xff, 0xfe, 0x41]).toString('base64')}` },
     ];
     for (const change of cases) {
-      assertUnauthorized(await rename(app, { ...owner.authHeaders(), ...change }), 'malformed');
+      assertUnauthorized(await rename(app, { ...renameHeaders(owner), ...change }), 'malformed');
     }
   });
 
@@ -128,15 +153,15 @@ describe('401 UNAUTHORIZED reasons', () => {
   test('bad_signature: another key, another message, or a corrupted signature', async () => {
     const app = await start();
     const other = createTestWallet();
-    const message = createAuthMessage();
+    const message = renameMessage();
     const byOther = other.authHeaders({ message });
     assertUnauthorized(
       await rename(app, { ...owner.authHeaders({ message }), 'x-signature': byOther['x-signature']! }),
       'bad_signature',
     );
-    const forLater = owner.authHeaders({ timestampMs: Date.now() + 1_000 });
+    const forLater = renameHeaders(owner, { timestampMs: Date.now() + 1_000 });
     assertUnauthorized(
-      await rename(app, { ...owner.authHeaders(), 'x-signature': forLater['x-signature']! }),
+      await rename(app, { ...renameHeaders(owner), 'x-signature': forLater['x-signature']! }),
       'bad_signature',
     );
     const signature = owner.sign(message);
@@ -149,21 +174,21 @@ describe('401 UNAUTHORIZED reasons', () => {
   test('expired: more than 300 s old or more than 60 s ahead', async () => {
     const now = Date.parse('2026-11-22T01:27:42.000Z');
     const app = await start({ clock: { now: () => new Date(now) } });
-    assertUnauthorized(await rename(app, owner.authHeaders({ timestampMs: now - 300_001 })), 'expired');
-    assertUnauthorized(await rename(app, owner.authHeaders({ timestampMs: now + 60_001 })), 'expired');
-    assertUnauthorized(await rename(app, owner.authHeaders({ timestampMs: 0 })), 'expired');
+    assertUnauthorized(await rename(app, renameHeaders(owner, { timestampMs: now - 300_001 })), 'expired');
+    assertUnauthorized(await rename(app, renameHeaders(owner, { timestampMs: now + 60_001 })), 'expired');
+    assertUnauthorized(await rename(app, renameHeaders(owner, { timestampMs: 0 })), 'expired');
   });
 
   test('expired follows AUTH_MAX_AGE_SECONDS', async () => {
     const now = Date.parse('2026-11-22T01:27:42.000Z');
     const app = await start({ clock: { now: () => new Date(now) }, env: { AUTH_MAX_AGE_SECONDS: '10' } });
-    assertUnauthorized(await rename(app, owner.authHeaders({ timestampMs: now - 10_001 })), 'expired');
-    assert.equal((await rename(app, owner.authHeaders({ timestampMs: now - 10_000 }))).statusCode, 200);
+    assertUnauthorized(await rename(app, renameHeaders(owner, { timestampMs: now - 10_001 })), 'expired');
+    assert.equal((await rename(app, renameHeaders(owner, { timestampMs: now - 10_000 }))).statusCode, 200);
   });
 
   test('replayed: a signature is accepted once, whichever X-Message form carries it', async () => {
     const app = await start();
-    const message = createAuthMessage();
+    const message = renameMessage();
     const headers = owner.authHeaders({ message });
     assert.equal((await rename(app, headers)).statusCode, 200);
     assertUnauthorized(await rename(app, headers), 'replayed');
@@ -173,13 +198,8 @@ describe('401 UNAUTHORIZED reasons', () => {
 
   test('a request refused before the replay check does not use up its signature', async () => {
     const app = await start();
-    const headers = owner.authHeaders();
-    const wrongSigner = await app.inject({
-      method: 'PATCH',
-      url: `/api/vaults/${vault.address}`,
-      headers: { ...headers, 'x-wallet-address': createTestWallet().address },
-      payload: { name: 'x' },
-    });
+    const headers = renameHeaders(owner);
+    const wrongSigner = await rename(app, { ...headers, 'x-wallet-address': createTestWallet().address });
     assertUnauthorized(wrongSigner, 'bad_signature');
     assert.equal((await rename(app, headers)).statusCode, 200);
   });
@@ -293,21 +313,39 @@ describe('request-bound messages', () => {
     }
   });
 
-  test('AUTH_REQUIRE_REQUEST_BINDING=true refuses unbound messages (unbound_message) and accepts bound ones', async () => {
-    const app = await start({ env: { AUTH_REQUIRE_REQUEST_BINDING: 'true' } });
-    assertUnauthorized(await rename(app, owner.authHeaders()), 'unbound_message');
-    const headers = bound({ method: 'PATCH', path: path(), body: { name: 'Renamed' } });
-    assert.equal((await rename(app, headers)).statusCode, 200);
-    // Without the setting, the specification's two lines still authenticate.
-    const lenient = await start();
+  test('by default an unbound message is refused (unbound_message), saying how to sign', async () => {
+    for (const env of [{}, { AUTH_REQUIRE_REQUEST_BINDING: 'true' }] as Record<string, string>[]) {
+      const app = await start({ env });
+      const response = await rename(app, owner.authHeaders(), 'Unbound');
+      assertUnauthorized(response, 'unbound_message');
+      const body = response.json() as { error: string; details: Record<string, unknown> };
+      for (const line of ['Request: <METHOD> <path and query>', 'Body-SHA256: ', `Domain: ${TEST_DOMAIN}`]) {
+        assert.ok(body.error.includes(line), `the message names ${line}: ${body.error}`);
+      }
+      assert.match(body.error, /docs\/AUTH\.md#binding-a-signature-to-its-request/);
+      assert.deepEqual(body.details, {
+        reason: 'unbound_message',
+        expectedDomain: TEST_DOMAIN,
+        docs: 'docs/AUTH.md#binding-a-signature-to-its-request',
+      });
+      assert.notEqual((await app.inject(`/api/vaults/${vault.address}`)).json().name, 'Unbound');
+      assert.equal((await rename(app, renameHeaders(owner))).statusCode, 200);
+    }
+  });
+
+  test('AUTH_REQUIRE_REQUEST_BINDING=false (a compatibility switch) accepts the two unbound lines', async () => {
+    const lenient = await start({ env: { AUTH_REQUIRE_REQUEST_BINDING: 'false' } });
     assert.equal((await rename(lenient, owner.authHeaders(), 'Unbound')).statusCode, 200);
+    // A bound message is still held to its request.
+    const other = renameHeaders(owner, {}, 'Other');
+    assertUnauthorized(await rename(lenient, other, 'Hijacked'), 'wrong_request');
   });
 });
 
 describe('POST /api/auth/verify', () => {
   test('answers the wallet for valid headers, then refuses the same signature; 401 with the reason otherwise', async () => {
     const app = await start();
-    const headers = owner.authHeaders();
+    const headers = owner.authHeaders({ request: { method: 'POST', path: '/api/auth/verify' } });
     const verified = await app.inject({ method: 'POST', url: '/api/auth/verify', headers });
     assert.equal(verified.statusCode, 200, verified.body);
     assert.equal(verified.json().wallet, owner.address);
@@ -326,7 +364,7 @@ describe('replay across instances', () => {
     const second = process.env.REDIS_URL ? createTestCache(prefix) : first;
     const appA = await start({ cache: first });
     const appB = await start({ cache: second });
-    const headers = owner.authHeaders();
+    const headers = renameHeaders(owner);
     assert.equal((await rename(appA, headers)).statusCode, 200);
     assertUnauthorized(await rename(appB, headers), 'replayed');
     assertUnauthorized(await rename(appA, headers), 'replayed');
@@ -336,19 +374,19 @@ describe('replay across instances', () => {
     const unreachable = () => createRedisCache('redis://127.0.0.1:1', { prefix: 'vk-test-down:' });
     const appA = await start({ cache: unreachable() });
     const appB = await start({ cache: unreachable() });
-    const headers = owner.authHeaders();
+    const headers = renameHeaders(owner, {}, 'First');
     assert.equal((await rename(appA, headers, 'First')).statusCode, 200);
-    assertUnauthorized(await rename(appB, headers, 'Replayed'), 'replayed');
+    assertUnauthorized(await rename(appB, headers, 'First'), 'replayed');
     // At the same moment on both, one wins.
-    const again = owner.authHeaders();
-    const both = await Promise.all([rename(appA, again, 'A'), rename(appB, again, 'B')]);
+    const again = renameHeaders(owner, {}, 'Both');
+    const both = await Promise.all([rename(appA, again, 'Both'), rename(appB, again, 'Both')]);
     assert.deepEqual(both.map((r) => r.statusCode).sort(), [200, 401]);
   });
 
   test('replay protection holds inside an instance while Redis is unreachable', async () => {
     const unreachable = createRedisCache('redis://127.0.0.1:1', { prefix: 'vk-test-down:' });
     const app = await start({ cache: unreachable });
-    const headers = owner.authHeaders();
+    const headers = renameHeaders(owner);
     assert.equal((await rename(app, headers)).statusCode, 200);
     assertUnauthorized(await rename(app, headers), 'replayed');
   });
@@ -368,7 +406,7 @@ describe('around authentication', () => {
 
   test('403 FORBIDDEN for a valid signer who is not the vault authority; nothing changes', async () => {
     const app = await start();
-    const response = await rename(app, createTestWallet().authHeaders(), 'Hijacked');
+    const response = await rename(app, renameHeaders(createTestWallet(), {}, 'Hijacked'), 'Hijacked');
     assert.equal(response.statusCode, 403);
     assert.equal(response.json().code, 'FORBIDDEN');
     const detail = await app.inject(`/api/vaults/${vault.address}`);
@@ -387,18 +425,19 @@ describe('around authentication', () => {
   test('signatures and signed messages never reach a log line', async () => {
     const logs = createLogCapture();
     const app = await start({ logs });
-    const good = owner.authHeaders();
+    const good = renameHeaders(owner);
     const bad: Record<string, string> = {
-      ...owner.authHeaders(),
+      ...renameHeaders(owner),
       'x-wallet-address': createTestWallet().address,
     };
     await rename(app, good);
     await rename(app, good);
     await rename(app, bad);
-    await app.inject({ method: 'PATCH', url: '/api/vaults/nope', headers: owner.authHeaders(), payload: {} });
+    const nope = owner.authHeaders({ request: { method: 'PATCH', path: '/api/vaults/nope', body: {} } });
+    await app.inject({ method: 'PATCH', url: '/api/vaults/nope', headers: nope, payload: {} });
     assert.ok(logs.lines.length > 0, 'trace logging produced lines');
     for (const headers of [good, bad]) {
-      const timestamp = decodeURIComponent(headers['x-message']!).split('Timestamp: ')[1]!;
+      const timestamp = decodeURIComponent(headers['x-message']!).split('Timestamp: ')[1]!.split('\n')[0]!;
       for (const secret of [headers['x-signature']!, headers['x-message']!, `Timestamp: ${timestamp}`]) {
         assert.ok(
           !logs.lines.some((line) => line.includes(secret)),
@@ -464,7 +503,6 @@ describe('the docs/AUTH.md examples', () => {
         SOLANA_RPC_URL: validator.rpcUrl,
         SOLANA_WS_URL: validator.wsUrl,
         PUBLIC_BASE_URL: apiUrl,
-        AUTH_REQUIRE_REQUEST_BINDING: 'true',
       },
     });
     try {

@@ -2,7 +2,6 @@
 // events of the key's wallet forwarded to a local receiver that verifies them with @vaultkeeper/webhooks
 // and standardwebhooks, a dropped stream resumed without loss or duplicate, and a key never printed.
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -13,6 +12,7 @@ import { startTcpProxy, type TcpProxy } from '../../dev/support/tcp-proxy.js';
 import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { createWebhookReceiver, type WebhookReceiver } from '../../dev/support/webhook-receiver.js';
 import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
+import { runForTest, spawnForTest, type TestChild } from '../support/child-process.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
 import { waitFor } from '../support/wait.js';
@@ -126,26 +126,33 @@ async function verifyingReceiver(secret: () => string) {
 }
 
 interface Listener {
-  child: ChildProcess;
+  child: TestChild;
   stdout: string[];
   stderr: string[];
   secret: () => string;
 }
 
-function startListen(args: string[]): Listener {
-  const child = spawn(process.execPath, [...CLI, 'listen', '--api-url', apiUrl(), ...args], {
+const lines = (text: string) => text.split('\n').filter(Boolean);
+
+function startListen(args: string[], t: { after(fn: () => unknown): void }): Listener {
+  const child = spawnForTest(process.execPath, [...CLI, 'listen', '--api-url', apiUrl(), ...args], {
     env: { ...process.env, VAULTKEEPER_API_KEY: apiKey },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    t,
   });
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => stdout.push(...chunk.toString().split('\n').filter(Boolean)));
-  child.stderr!.on('data', (chunk: Buffer) => stderr.push(...chunk.toString().split('\n').filter(Boolean)));
-  const secret = () => {
-    const line = stderr.find((l) => l.startsWith('Webhook signing secret: '));
-    return line === undefined ? '' : line.split(' ')[3]!;
+  const listener: Listener = {
+    child,
+    get stdout() {
+      return lines(child.stdout);
+    },
+    get stderr() {
+      return lines(child.stderr);
+    },
+    secret: () => {
+      const line = listener.stderr.find((l) => l.startsWith('Webhook signing secret: '));
+      return line === undefined ? '' : line.split(' ')[3]!;
+    },
   };
-  return { child, stdout, stderr, secret };
+  return listener;
 }
 
 async function writeTranscript(listener: Listener, verified: Verified[]) {
@@ -162,17 +169,11 @@ async function writeTranscript(listener: Listener, verified: Verified[]) {
   await writeFile(join('test-artifacts', 'listen-transcript.txt'), `${lines.join('\n')}\n`);
 }
 
-const stopped = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
-    else child.once('exit', (code) => resolve(code));
-  });
-
 describe('vaultkeeper listen', () => {
-  test("forwards the wallet's events signed as deliveries, and resumes a dropped stream without loss or duplicate", async () => {
+  test("forwards the wallet's events signed as deliveries, and resumes a dropped stream without loss or duplicate", async (t) => {
     let listener: Listener | undefined;
     const { receiver, verified, refused } = await verifyingReceiver(() => listener!.secret());
-    listener = startListen(['--forward-to', receiver.url]);
+    listener = startListen(['--forward-to', receiver.url], t);
     try {
       await waitFor(
         () =>
@@ -240,47 +241,36 @@ describe('vaultkeeper listen', () => {
       assert.equal(request.path, new URL(receiver.url).pathname);
       assert.equal(request.headers['x-vaultkeeper-event'], 'transaction.executed');
     } finally {
-      listener.child.kill('SIGINT');
-      assert.equal(await stopped(listener.child), 0);
+      assert.equal((await listener.child.stop('SIGINT')).code, 0);
       await receiver.close();
     }
   });
 
-  test('a wrong key is refused with its reason and exit 1, a vault of another wallet too', async () => {
-    const wrong = spawn(
+  test('a wrong key is refused with its reason and exit 1, a vault of another wallet too', async (t) => {
+    const wrong = await runForTest(
       process.execPath,
       [...CLI, 'listen', '--forward-to', 'http://127.0.0.1:9/', '--api-url', apiUrl()],
-      {
-        env: { ...process.env, VAULTKEEPER_API_KEY: `vk_${'A'.repeat(43)}` },
-      },
+      { env: { ...process.env, VAULTKEEPER_API_KEY: `vk_${'A'.repeat(43)}` } },
     );
-    let err = '';
-    wrong.stderr.on('data', (c: Buffer) => {
-      err += c.toString();
-    });
-    assert.equal(await stopped(wrong), 1);
-    assert.match(err, /401 UNAUTHORIZED \(invalid_key\)/);
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /401 UNAUTHORIZED \(invalid_key\)/);
     const other = await fake.createVault({ dailyLimit: 10n, name: 'Other' });
     await waitFor(async () => (await fetch(`${service.baseUrl}/api/vaults/${other.vault}`)).ok, {
       timeoutMs: 30_000,
     });
-    const listener = startListen(['--forward-to', 'http://127.0.0.1:9/', '--vault', other.vault]);
-    assert.equal(await stopped(listener.child), 1);
+    const listener = startListen(['--forward-to', 'http://127.0.0.1:9/', '--vault', other.vault], t);
+    assert.equal((await listener.child.exited).code, 1);
     assert.match(listener.stderr.join('\n'), /is not one of .*'s vaults/);
   });
 });
 
 describe('vaultkeeper webhooks create, test, recover and delete', () => {
-  const run = (args: string[], env: Record<string, string> = {}) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(
-        process.execPath,
-        [...CLI, ...args, '--api-url', apiUrl()],
-        { env: { ...process.env, VAULTKEEPER_API_KEY: apiKey, ...env } },
-        (error, stdout, stderr) =>
-          resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }),
-      ),
-    );
+  const run = async (args: string[], env: Record<string, string> = {}) => {
+    const done = await runForTest(process.execPath, [...CLI, ...args, '--api-url', apiUrl()], {
+      env: { ...process.env, VAULTKEEPER_API_KEY: apiKey, ...env },
+    });
+    return { code: done.code ?? 1, stdout: done.stdout, stderr: done.stderr };
+  };
 
   test("cover a subscription's life through the API with the key", async () => {
     const receiver = await createWebhookReceiver();

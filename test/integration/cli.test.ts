@@ -1,7 +1,6 @@
 // The `vaultkeeper` command as a process, on the backend the suite runs on (PGlite in a data directory,
 // or PostgreSQL when DATABASE_URL is set): exit codes, lines and --json output of every command.
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,10 +13,10 @@ import { type FakeValidator, startFakeValidator } from '../../dev/validator/inde
 import { knownMigrations } from '../../src/cli/migrations.js';
 import { createDatabase, type Storage } from '../../src/storage/database.js';
 import { dailyMetrics, transactions, webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
+import { runForTest, spawnForTest } from '../support/child-process.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { randomAddress } from '../support/factories.js';
 import { createSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
-import { waitFor } from '../support/wait.js';
 
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 const POSTGRES = /^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '');
@@ -69,7 +68,7 @@ interface Run {
 }
 
 /** The CLI as an operator runs it; the environment holds only what the test gives (plus PATH and HOME). */
-function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
+async function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const base: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
@@ -79,17 +78,10 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
     SOLANA_WS_URL: fake.wsUrl,
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
   };
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [...CLI, ...args],
-      { env: { ...base, ...backend.env, ...env } },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-        resolve({ code, stdout, stderr });
-      },
-    );
+  const run = await runForTest(process.execPath, [...CLI, ...args], {
+    env: { ...base, ...backend.env, ...env },
   });
+  return { code: run.code ?? 1, stdout: run.stdout, stderr: run.stderr };
 }
 
 const json = (run: Run) => {
@@ -433,10 +425,10 @@ describe('vaultkeeper webhooks and deliveries', () => {
 });
 
 describe('vaultkeeper start and the package bin', () => {
-  test('start runs the service until SIGTERM, then exits 0', async () => {
+  test('start runs the service until SIGTERM, then exits 0', async (t) => {
     await cli(['migrate']);
     const { DATABASE_URL: _unset, ...inherited } = process.env;
-    const child = spawn(process.execPath, [...CLI, 'start'], {
+    const child = spawnForTest(process.execPath, [...CLI, 'start'], {
       env: {
         ...inherited,
         ...backend.env,
@@ -447,34 +439,19 @@ describe('vaultkeeper start and the package bin', () => {
         SOLANA_RPC_URL: fake.rpcUrl,
         SOLANA_WS_URL: fake.wsUrl,
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      t,
     });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const url = await waitFor(() => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1], {
-      timeoutMs: 30_000,
-      message: `the service listens:\n${output}`,
-    });
+    const [, url] = await child.waitForOutput(
+      /Server listening at (http:\/\/127\.0\.0\.1:\d+)/,
+      'the service listens',
+    );
     assert.equal((await fetch(`${url}/api/health`)).status < 600, true);
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0, output);
+    assert.equal((await child.stop('SIGTERM')).code, 0, child.output);
   });
 
   test('bin/vaultkeeper.mjs runs the compiled command (building dist/ when stale)', async () => {
-    const run = await new Promise<Run>((resolve) => {
-      execFile(
-        process.execPath,
-        ['bin/vaultkeeper.mjs', '--help'],
-        { env: { ...process.env, NODE_OPTIONS: '' } },
-        (error, stdout, stderr) =>
-          resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }),
-      );
+    const run = await runForTest(process.execPath, ['bin/vaultkeeper.mjs', '--help'], {
+      env: { ...process.env, NODE_OPTIONS: '' },
     });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^Usage: vaultkeeper <command>/);

@@ -2,34 +2,27 @@
 // the directory and the holder; the kernel frees the lock of a killed process, even one its parent has
 // not reaped yet (a zombie), and what the lock file says never lets a second holder in.
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { acquireDataDirLock, LOCK_FILE } from '../../src/storage/data-dir-lock.js';
 import { createDatabase } from '../../src/storage/database.js';
+import { runForTest, startupDeadlineMs } from '../support/child-process.js';
 import { killToZombie, spawnUnderNonReapingParent } from '../support/non-reaping-parent.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
 import { waitFor } from '../support/wait.js';
 
-const run = promisify(execFile);
 const POSTGRES = /^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '');
 
 /** The CLI as a process: exit code and both streams. */
 async function cli(args: string[], env: Record<string, string>) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+  const run = await runForTest(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', ...env },
+  });
+  return { code: run.code, stdout: run.stdout, stderr: run.stderr };
 }
 
 /** Every file and directory under `dir`. */
@@ -59,7 +52,7 @@ describe('the embedded data directory', { skip: POSTGRES && 'the embedded defaul
   test('a second service stops at once, naming the directory, the holder and what to do', async () => {
     const second = await startService(env(), { waitForListen: false });
     // Before the fix it started and listened: a deadline, so that fails instead of hanging.
-    const stopped = setTimeout(() => void second.stop('SIGKILL'), 60_000);
+    const stopped = setTimeout(() => void second.stop('SIGKILL'), startupDeadlineMs(60_000));
     const { code } = await second.exited;
     clearTimeout(stopped);
     assert.equal(code, 1);
@@ -182,16 +175,9 @@ describe('the data directory lock, decided by the kernel', () => {
       writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: 4_194_999, host: 'elsewhere', since }));
       assert.throws(() => acquireDataDirLock(dir), /in use by process 4194999 on elsewhere \(since/);
       // A second process, too.
-      const second = spawn(process.execPath, ['--import', 'tsx', HOLDER, dir], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      second.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString('utf8');
-      });
-      const code = await new Promise<number | null>((resolve) => second.once('exit', resolve));
-      assert.equal(code, 1);
-      assert.match(stderr, /in use by process 4194999 on elsewhere/);
+      const second = await runForTest(process.execPath, ['--import', 'tsx', HOLDER, dir]);
+      assert.equal(second.code, 1);
+      assert.match(second.stderr, /in use by process 4194999 on elsewhere/);
     } finally {
       await holder.stop();
     }

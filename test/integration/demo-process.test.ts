@@ -1,17 +1,25 @@
-// `npm run demo` as a first-time user runs it: the commands it prints work as printed against it, and
-// SIGTERM to npm stops everything it started (the service and the simulated validator stop listening).
+// `npm run demo` as a first-time user runs it: every command it prints, and the demo snippet of
+// CONTRIBUTING.md, run as printed in a shell against it; `listen` reaches the demo's receiver, which
+// verifies its signatures; SIGTERM to npm stops everything it started.
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { runForTest, spawnForTest, type TestChild } from '../support/child-process.js';
 import { freePort } from '../support/ports.js';
 import { waitFor } from '../support/wait.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// A user's shell: none of the test runner's NODE_OPTIONS (its source condition would make the compiled
+// CLI import the packages' TypeScript sources).
+const SHELL_ENV = {
+  ...process.env,
+  DATABASE_URL: '',
+  REDIS_URL: '',
+  NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace('--conditions=vaultkeeper-source', '').trim(),
+};
 
 /** True while something accepts connections on the port. */
 const listening = (port: number) =>
@@ -24,80 +32,82 @@ const listening = (port: number) =>
     socket.once('error', () => resolve(false));
   });
 
-/** `set -a; . owner.env; set +a`: the variables the file sets. */
-const readEnvFile = (path: string): Record<string, string> =>
-  Object.fromEntries(
-    readFileSync(path, 'utf8')
-      .split('\n')
-      .filter((line) => /^[A-Z_]+=/.test(line))
-      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  );
+/** Runs a shell script from the checkout's directory, as a user pastes it; exit code and output. */
+async function runShell(script: string): Promise<{ code: number | null; output: string }> {
+  const run = await runForTest('/bin/sh', ['-c', script], { cwd: ROOT, env: SHELL_ENV });
+  return { code: run.code, output: `${run.stdout}${run.stderr}` };
+}
 
-test('the demo: printed commands work as printed, and SIGTERM to npm stops everything it started', async () => {
+/** The fenced shell snippet of CONTRIBUTING's demo section that uses the demo owner's access. */
+function contributingSnippet(): string {
+  const text = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
+  const section = text.slice(text.indexOf('## Demo without a cluster'));
+  const block = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].find((m) => m[1]!.includes('owner.env'));
+  assert.ok(block, 'CONTRIBUTING has the demo owner snippet');
+  return block[1]!;
+}
+
+test('the demo: its printed commands and CONTRIBUTING’s run as printed; SIGTERM to npm stops everything', async (t) => {
   const port = await freePort();
-  const demo = spawn('npm', ['run', 'demo', '--', '--port', String(port), '--history-days', '0'], {
+  const demo = spawnForTest('npm', ['run', 'demo', '--', '--port', String(port), '--history-days', '0'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: '', REDIS_URL: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: SHELL_ENV,
+    t,
   });
-  let output = '';
-  demo.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  demo.stderr.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  const exited = new Promise<number | null>((resolve) => demo.once('exit', resolve));
-  try {
-    await waitFor(() => output.includes('Act as the demo owner'), {
-      timeoutMs: 180_000,
-      message: `the demo printed its owner commands (output: ${output.slice(-2000)})`,
-    });
-    const rpcPort = Number(/simulated validator at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
-    const envFile = /API key and URL\s+(\S+)/.exec(output)?.[1] ?? '';
-    assert.equal(envFile, join(ROOT, 'data/demo/owner.env'));
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      ...readEnvFile(envFile),
-    };
-    assert.equal(env.VAULTKEEPER_URL, `http://127.0.0.1:${port}`);
+  await demo.waitForOutput(/Act as the demo owner/, 'the demo printed its owner commands', 240_000);
+  await demo.waitForOutput(/webhook subscription \S+/, 'the demo subscribed its receiver', 60_000);
+  const printed = demo.output;
+  const rpcPort = Number(/simulated validator at http:\/\/127\.0\.0\.1:(\d+)/.exec(printed)?.[1]);
+  assert.match(
+    printed,
+    new RegExp(`Pending approvals of this owner: http://127\\.0\\.0\\.1:${port}/owners/\\w+/approvals`),
+  );
+  const block = printed.slice(printed.indexOf('Act as the demo owner'));
+  const commands = block
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => /^(set -a|curl |npx )/.test(line));
+  const [source, ...rest] = commands;
+  assert.match(source ?? '', /^set -a; \. \S+owner\.env; set \+a$/);
+  const listenLine = rest.find((line) => line.startsWith('npx vaultkeeper listen'));
+  assert.ok(listenLine, 'a listen line is printed');
+  assert.ok(rest.length >= 4, commands.join('\n'));
 
-    // curl -s -H "Authorization: Bearer $VAULTKEEPER_API_KEY" $VAULTKEEPER_URL/api/webhooks
-    await waitFor(() => output.includes('webhook subscription'), {
-      timeoutMs: 60_000,
-      message: 'subscribed',
-    });
-    const listed = await fetch(`${env.VAULTKEEPER_URL}/api/webhooks`, {
-      headers: { authorization: `Bearer ${env.VAULTKEEPER_API_KEY}` },
-    });
-    assert.equal(listed.status, 200);
-    const [webhook] = ((await listed.json()) as { webhooks: { id: string }[] }).webhooks;
-    assert.ok(webhook, 'the demo subscribed its receiver');
-    // npx vaultkeeper webhooks list / webhooks test --webhook <id>: through the demo's service, saying so.
-    const cli = (args: string[]) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-        cwd: ROOT,
-        env,
-      });
-    const list = await cli(['webhooks', 'list']);
-    assert.match(list.stdout, new RegExp(webhook.id));
-    assert.match(list.stderr, new RegExp(`acting through the service at http://127\\.0\\.0\\.1:${port}`));
-    const sent = await cli(['webhooks', 'test', '--webhook', webhook.id]);
-    assert.match(sent.stderr, /acting through the service/);
-    // The printed listen line carries --forward-to (it is required).
-    assert.match(output, /npx vaultkeeper listen --forward-to http:\/\/127\.0\.0\.1:\d+\S*/);
-
-    assert.equal(await listening(port), true);
-    assert.equal(await listening(rpcPort), true);
-    demo.kill('SIGTERM');
-    await exited;
-    await waitFor(async () => !(await listening(port)) && !(await listening(rpcPort)), {
-      timeoutMs: 30_000,
-      message: 'the service and the validator stopped listening',
-    });
-  } finally {
-    if (demo.exitCode === null && demo.signalCode === null) demo.kill('SIGKILL');
+  const webhookId = /webhook subscription (\S+)/.exec(printed)?.[1] ?? '';
+  for (const command of rest.filter((line) => line !== listenLine)) {
+    assert.doesNotMatch(command, /</, `no placeholder left in: ${command}`);
+    const { code, output } = await runShell(`${source}\n${command}`);
+    assert.equal(code, 0, `${command}\n${output}`);
+    if (!command.includes('webhooks test')) assert.match(output, new RegExp(webhookId), command);
   }
+  const snippet = await runShell(contributingSnippet());
+  assert.equal(snippet.code, 0, snippet.output);
+  assert.match(snippet.output, new RegExp(webhookId));
+
+  // listen forwards the owner's events to the demo's receiver, which accepts them (200) and says so.
+  const listen: TestChild = spawnForTest('/bin/sh', ['-c', `${source}\n${listenLine}`], {
+    cwd: ROOT,
+    env: SHELL_ENV,
+    t,
+  });
+  await waitFor(() => / → 200/.test(listen.output), {
+    timeoutMs: 240_000,
+    message: `listen forwarded an event that the receiver accepted (listen: ${listen.output.slice(-1000)})`,
+  });
+  assert.doesNotMatch(listen.output, / → 401/);
+  await waitFor(() => /\[webhook\] listen .* signatures ok/.test(demo.output), {
+    timeoutMs: 30_000,
+    message: 'the demo log shows the forwarded event verified',
+  });
+  assert.doesNotMatch(demo.output, /REJECTED/);
+  await listen.stop('SIGKILL');
+
+  assert.equal(await listening(port), true);
+  assert.equal(await listening(rpcPort), true);
+  demo.child.kill('SIGTERM');
+  await demo.exited;
+  await waitFor(async () => !(await listening(port)) && !(await listening(rpcPort)), {
+    timeoutMs: 30_000,
+    message: 'the service and the validator stopped listening',
+  });
 });

@@ -1,22 +1,22 @@
 // The embedded default's memory settings, each checked in a fresh process (V8 flags and loaded
 // packages are per process): the young generation stays small, and unconfigured backends never load.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { runForTest } from '../support/child-process.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Runs an ES module script under tsx in a new process, from the repository root; returns its stdout. */
 async function runScript(script: string, nodeOptions: string[] = []): Promise<string> {
-  const { stdout } = await promisify(execFile)(
+  const run = await runForTest(
     process.execPath,
     [...nodeOptions, '--import', 'tsx', '--input-type=module', '-e', script],
-    { cwd: root, timeout: 120_000 },
+    { cwd: root },
   );
-  return stdout.trim();
+  assert.equal(run.code, 0, run.stderr);
+  return run.stdout.trim();
 }
 
 /**
@@ -44,6 +44,23 @@ describe('embedded memory settings', () => {
     const kept = Number(await runScript(youngGenerationScript(true), ['--expose-gc']));
     assert.ok(grown >= 8, `without the settings new space grew to ${grown} MB`);
     assert.ok(kept <= 4, `with the settings new space is ${kept} MB`);
+  });
+
+  test('where the runtime can replace its image, the process starts again in place with the flags on its command line', {
+    skip: !('execve' in process) && 'this Node has no process.execve: the flags are set at run time',
+  }, async () => {
+    const script = `
+        import { useEmbeddedMemorySettings } from './src/lib/embedded-memory.ts';
+        const pid = process.pid;
+        useEmbeddedMemorySettings();
+        useEmbeddedMemorySettings();
+        process.stdout.write(JSON.stringify({ pid, execArgv: process.execArgv }) + '\\n');`;
+    const lines = (await runScript(script)).split('\n');
+    // One line: the image that ran first wrote nothing, and the second did not start a third.
+    assert.equal(lines.length, 1, lines.join('\n'));
+    const { execArgv } = JSON.parse(lines[0]!) as { execArgv: string[] };
+    assert.deepEqual(execArgv.slice(0, 2), ['--max-semi-space-size=1', '--liftoff-only']);
+    assert.ok(execArgv.includes('--import'), 'the original options are kept');
   });
 
   test('the service modules load no Redis, SMTP, PostgreSQL or pretty-log package until one is configured', async () => {

@@ -95,9 +95,10 @@ before(async () => {
   };
 
   // auth_claims is the replay guard's ledger (used while Redis does not answer, e.g. a command timing
-  // out under load): a signature is used up before the body is validated, as it is in Redis.
+  // out under load): a signature is used up before the body is validated, as it is in Redis. The audit
+  // trail records refused writes by design (docs/AUDIT.md): it is the one table a refusal adds to.
   const tables = await testStorage.storage.rows<{ name: string }>(
-    sql`select tablename as name from pg_tables where schemaname = 'public' and tablename <> 'auth_claims' order by tablename`,
+    sql`select tablename as name from pg_tables where schemaname = 'public' and tablename not in ('auth_claims', 'audit_entries') order by tablename`,
   );
   const counts = sql.raw(
     `select ${tables.map((t) => `(select count(*) from "${t.name}")::int as "${t.name}"`).join(', ')}`,
@@ -236,6 +237,10 @@ function requestArbitrary(routes: RouteTemplate[]) {
   );
 }
 
+/** Percent-encodes any string, a lone surrogate too (encodeURIComponent throws on one): it becomes the
+ * replacement character's bytes, as a client that sends it would. */
+const encodeAny = (text: string): string => encodeURIComponent(text.replace(/[\uD800-\uDFFF]/gu, '\uFFFD'));
+
 describe('hostile input', () => {
   test(`${RUNS} hostile requests across every route: no 5xx, envelopes, headers, no writes`, async () => {
     const routes = listRoutes(app);
@@ -256,12 +261,14 @@ describe('hostile input', () => {
         path = path.replace(/\*$/, input.tail.join('/'));
         const query = input.query.map(([k, v]) => `${k}=${v}`).join('&');
         const url = query === '' ? path : `${path}?${query}`;
+        const payload = bodyBytes(input.body);
         const headers: Record<string, string> = { ...input.headers };
-        if (input.auth === 'signed') Object.assign(headers, wallet.authHeaders());
+        // Bound to this very request, so hostile bodies and queries get past authentication.
+        const request = { method: input.method, path: url, body: payload };
+        if (input.auth === 'signed') Object.assign(headers, wallet.authHeaders({ request }));
         if (input.auth === 'none') {
           for (const name of ['x-wallet-address', 'x-signature', 'x-message']) delete headers[name];
         }
-        const payload = bodyBytes(input.body);
         const label = `${input.method} ${url.slice(0, 200)} [${input.body.kind}]`;
         hits.set(input.template.path, (hits.get(input.template.path) ?? 0) + 1);
 
@@ -320,7 +327,10 @@ describe('hostile input', () => {
         const outcome = await send({
           method: input.method as InjectOptions['method'],
           url,
-          headers: { ...input.headers, ...stranger.authHeaders() },
+          headers: {
+            ...input.headers,
+            ...stranger.authHeaders({ request: { method: input.method, path: url, body: payload } }),
+          },
           ...(payload === undefined ? {} : { payload }),
         });
         assertWellFormed(outcome, input.method, label);
@@ -335,6 +345,56 @@ describe('hostile input', () => {
     );
     process.stdout.write(
       `# hostile input, stranger: ${STRANGER_RUNS} signed cases, 0 changes to others' rows (${ownWrites} moved the database, each only on the stranger's own rows)\n`,
+    );
+  });
+
+  test('MCP tool calls and the approvals long-poll with hostile arguments, Host headers and waitMs: never a 5xx', async () => {
+    const tools = ['get_budget', 'check_transfer', 'list_transactions', 'get_approval', 'wait_for_approval'];
+    const argument = fc.oneof(
+      hostileText(known),
+      fc.constantFrom('..', '.', '/', '?', '#', '%', '%2e%2e', `${known.addresses[1]}/..`, '', ...known.ids),
+      fc.constantFrom(...known.addresses, ...known.numbers),
+      fc.integer(),
+      fc.constant(null),
+    );
+    const host = fc.oneof(
+      fc.constant(undefined),
+      fc.constantFrom('a b', 'xn--', 'x/y', '[::1', 'localhost:99999', 'xn--nxasmq6b.example'),
+    );
+    const call = fc.record({
+      name: fc.constantFrom(...tools),
+      args: fc.dictionary(
+        fc.constantFrom('vault', 'signature', 'destination', 'amount', 'agent', 'limit', 'timeoutSeconds'),
+        argument,
+      ),
+      host,
+      waitMs: fc.oneof(
+        fc.constantFrom('0', '1', '-1', '50000', '50001', '1e3', 'NaN', ''),
+        hostileText(known),
+      ),
+      signature: fc.oneof(fc.constantFrom(...known.ids), hostileText(known)),
+    });
+    await fc.assert(
+      fc.asyncProperty(call, async ({ name, args, host, waitMs, signature }) => {
+        // A wait is at most a second here: the property is the answer's shape, not the wait.
+        if (typeof args.timeoutSeconds === 'number') args.timeoutSeconds = 1;
+        const headers = {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          ...(host === undefined ? {} : { host }),
+        };
+        const payload = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } };
+        const label = `POST /mcp ${name} ${JSON.stringify(args).slice(0, 200)} host=${host}`;
+        assertWellFormed(await send({ method: 'POST', url: '/mcp', headers, payload }), 'POST', label);
+        const wait = Number(waitMs) > 1000 ? '1000' : waitMs;
+        const url = `/api/vaults/${known.addresses[1]}/approvals/${encodeAny(signature)}?waitMs=${encodeAny(wait)}`;
+        const poll = await send({ method: 'GET', url, headers: host === undefined ? {} : { host } });
+        assertWellFormed(poll, 'GET', `GET ${url} host=${host}`);
+      }),
+      {
+        numRuns: Math.max(100, Math.round(RUNS / 20)),
+        ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}),
+      },
     );
   });
 

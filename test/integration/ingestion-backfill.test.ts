@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { asc, sql } from 'drizzle-orm';
 import { randomAddress } from '../../dev/validator/scenarios.js';
 import { CROSS_VAULT_TAG, vaultTag } from '../../src/cache/tags.js';
+import { runBackfill } from '../../src/chain/backfill.js';
 import { createChainReader } from '../../src/chain/chain-reader.js';
 import { readTransaction } from '../../src/chain/fetch-transaction.js';
 import { createIngestionService } from '../../src/domain/ingestion/apply-signature.js';
@@ -24,6 +25,14 @@ import { waitForSignatures } from '../support/ingestor.js';
 import { waitFor } from '../support/wait.js';
 
 const h = useIngestionHarness();
+const ingestionService = () =>
+  createIngestionService({
+    ...h.deps,
+    publicBaseUrl: BASE_URL,
+    cluster: h.deps.config.cluster,
+    cursorName: cursorName(h.fake.programId),
+    chainReader: createChainReader({ rpc: h.deps.rpc, programId: h.fake.programId, logger: h.deps.logger }),
+  });
 
 describe('ingestion: backfill, cursor, idempotence and health', () => {
   test('re-applying an applied signature changes nothing', async () => {
@@ -36,13 +45,7 @@ describe('ingestion: backfill, cursor, idempotence and health', () => {
     });
     const created = await h.fake.createVault({ authority, dailyLimit: SOL });
     const blocked = await h.fake.block(created.vault, { amount: 2n * SOL, reason: 'exceeded_daily_limit' });
-    const service = createIngestionService({
-      ...h.deps,
-      publicBaseUrl: BASE_URL,
-      cluster: h.deps.config.cluster,
-      cursorName: cursorName(h.fake.programId),
-      chainReader: createChainReader({ rpc: h.deps.rpc, programId: h.fake.programId, logger: h.deps.logger }),
-    });
+    const service = ingestionService();
     const read = (s: string) => readTransaction(h.deps.rpc, h.fake.programId, s);
     const batch = [await read(created.signature), await read(blocked.signature)];
     const first = await service.applySignatures(batch);
@@ -113,6 +116,45 @@ describe('ingestion: backfill, cursor, idempotence and health', () => {
     );
   });
 
+  test('a backfill applies what the stream already carried without reading it again, and reads the rest', async () => {
+    const created = await h.fake.createVault({ dailyLimit: SOL });
+    await h.fake.deposit(created.vault, SOL);
+    const spends = [
+      await h.fake.execute(created.vault, { amount: 77 }),
+      await h.fake.execute(created.vault, { amount: 88 }),
+    ];
+    const read = (s: string) => readTransaction(h.deps.rpc, h.fake.programId, s);
+    const carried = new Map([
+      [created.signature, await read(created.signature)],
+      [spends[1]!.signature, await read(spends[1]!.signature)],
+    ]);
+    h.fake.resetRpcRequests();
+    const result = await runBackfill(
+      {
+        rpc: h.deps.rpc,
+        programId: h.fake.programId,
+        storage: h.storage.storage,
+        metrics: h.deps.metrics,
+        ingestion: ingestionService(),
+        cursorName: cursorName(h.fake.programId),
+        backfill: h.deps.config.backfill,
+        fetchConcurrency: 4,
+        batchSize: 10,
+        carried: (signature) => carried.get(signature),
+      },
+      AbortSignal.timeout(30_000),
+    );
+    assert.deepEqual(result, { listed: 3, applied: 3 });
+    const reads = h.fake
+      .rpcRequests()
+      .flatMap((r) => r.methods.map((method, k) => ({ method, params: r.params[k] as unknown[] })))
+      .filter((call) => call.method === 'getTransaction')
+      .map((call) => call.params[0]);
+    assert.deepEqual(reads, [spends[0]!.signature], 'only the signature the stream had not carried is read');
+    const amounts = (await h.storage.storage.db.select().from(transactions)).map((r) => r.amount);
+    assert.deepEqual(amounts.sort(), [77n, 88n]);
+  });
+
   test('a restart resumes from the cursor and applies what landed while it was down', async () => {
     const created = await h.fake.createVault({ dailyLimit: SOL });
     await h.fake.deposit(created.vault, SOL);
@@ -154,6 +196,7 @@ describe('ingestion: backfill, cursor, idempotence and health', () => {
       const chain = async () => (await app.inject({ method: 'GET', url: '/api/health' })).json().chain;
       assert.deepEqual(await chain(), {
         status: 'disconnected',
+        source: null,
         cluster: 'devnet',
         lastSlot: null,
         lastEventAt: null,
@@ -167,6 +210,7 @@ describe('ingestion: backfill, cursor, idempotence and health', () => {
         return c.status === 'connected' && c.lagSeconds === 0 ? c : null;
       });
       assert.equal(live.lastSlot, created.slot);
+      assert.equal(live.source, 'websocket');
       assert.equal(live.lastEventAt, h.blockTimeOf(created.signature).toISOString());
       await h.stop();
       // Health checks are reused for up to a second.

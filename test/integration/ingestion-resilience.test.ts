@@ -173,7 +173,10 @@ describe('ingestion under failure', () => {
       );
       return row?.status === 'connected' ? Number(row.instance.split(':').at(-1)) : null;
     };
-    const first = await waitFor(holder, { timeoutMs: 60_000, message: 'an ingestor holds the lock' });
+    const first = await waitFor(holder, {
+      timeoutMs: 60_000,
+      message: 'an ingestor holds the lock',
+    });
     const [active, standby] = first === a.child.pid ? [a, b] : [b, a];
     assert.equal(first, active.child.pid);
     const created = await h.fake.createVault({ dailyLimit: 1000 });

@@ -6,6 +6,7 @@ import { findVaultAuthorityAddress } from '../../src/chain/pdas.js';
 import { runDailyMetricsRollup } from '../../src/domain/analytics/daily-metrics-rollup.js';
 import { WEBHOOK_EVENTS } from '../../src/domain/webhooks/webhook-events.js';
 import {
+  auditEntries,
   blinks,
   chainEvents,
   chainSignatures,
@@ -231,6 +232,54 @@ describe('ingestion: every event kind lands in its projection', () => {
       'VaultPaused',
       'VaultResumed',
     ]);
+  });
+
+  test("the owner's acts on chain are audit entries, with the transaction as actor", async () => {
+    const created = await h.fake.createVault({ dailyLimit: SOL });
+    await h.fake.deposit(created.vault, 10n * SOL);
+    await h.startLive();
+    const limit = await h.fake.updateDailyLimit(created.vault, 2n * SOL);
+    const paused = await h.fake.pause(created.vault);
+    const resumed = await h.fake.resume(created.vault);
+    const destination = randomAddress();
+    const blocked = await h.fake.block(created.vault, {
+      destination,
+      amount: 5n * SOL,
+      reason: 'exceeded_daily_limit',
+    });
+    const made = await h.fake.createOverride(created.vault, {
+      destination,
+      amount: 5n * SOL,
+      nonce: blocked.overrideNonce!,
+    });
+    const approved = await h.fake.approveOverride(created.vault, made.nonce);
+    const steps = [limit, paused, resumed, blocked, made, approved];
+    await waitForSignatures(
+      h.storage.storage,
+      steps.map((s) => s.signature),
+    );
+    // Block times are whole seconds: the entries are put in the order the acts were sent.
+    const step = (actor: string) => steps.findIndex((s) => `chain:${s.signature}` === actor);
+    const entries = (await h.storage.storage.db.select().from(auditEntries)).sort(
+      (x, y) => step(x.actor) - step(y.actor),
+    );
+    const vaultTarget = `vault:${created.vault}`;
+    assert.deepEqual(
+      entries.map((e) => [e.actor, e.action, e.target, e.outcome]),
+      [
+        [`chain:${limit.signature}`, 'policy.update', vaultTarget, 'ok'],
+        [`chain:${paused.signature}`, 'vault.pause', vaultTarget, 'ok'],
+        [`chain:${resumed.signature}`, 'vault.resume', vaultTarget, 'ok'],
+        [`chain:${approved.signature}`, 'override.approve', `override:${created.vault}/${made.nonce}`, 'ok'],
+      ],
+    );
+    for (const entry of entries) {
+      assert.equal(entry.owner, created.authority);
+      assert.equal(entry.vault, created.vault);
+      assert.equal(entry.requestId, null);
+      assert.equal(entry.client, null);
+    }
+    assert.deepEqual(entries[1]?.at, h.blockTimeOf(paused.signature));
   });
 
   test('webhook outbox rows are written with the events, with the documented payloads', async () => {

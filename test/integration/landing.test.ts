@@ -8,10 +8,10 @@ import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { countSequentialRoundTrips, STATUS_CACHE_SLOTS } from '../../dev/validator/index.js';
 import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { overrides } from '../../src/storage/schema/index.js';
-import { type ApprovalRequest, BLINKS_BASE_URL } from '../support/approval-requests.js';
 import { useBlinkApps } from '../support/blink-actions.js';
 import { randomAddress } from '../support/factories.js';
 import { rpcCall } from '../support/json-rpc.js';
+import { BLINKS_BASE_URL, type SeededOverride } from '../support/seeded-overrides.js';
 import { waitFor } from '../support/wait.js';
 
 /** docs/BLINKS.md, Transactions that land, on approve: simulation before answering, failures in words, compute budget and price. */
@@ -26,7 +26,7 @@ beforeEach(() => {
     apps.chain.failMethod(method, null);
 });
 
-type Request = ApprovalRequest;
+type Request = SeededOverride;
 
 const approve = (r: Request, target: FastifyInstance = apps.app) =>
   target.inject({ method: 'POST', url: `${r.url}/approve`, payload: { account: r.owner.address } });
@@ -96,7 +96,7 @@ describe('approve: every program failure is answered in words, with no transacti
     apps.chain.setTime(Math.floor(clock.nowMs / 1000) + 3601);
     assertRefused(
       await approve(r),
-      'This approval request has expired on-chain and can no longer be approved (OverrideExpired: Override request has expired).',
+      'This override has expired on-chain and can no longer be approved (OverrideExpired: Override request has expired).',
       {
         instruction: 'approve_override',
         programError: { code: 12004, name: 'OverrideExpired' },

@@ -53,9 +53,10 @@ describe('feed event names', () => {
   test('every event the program emits has a name, and the names webhooks share are spelled alike', () => {
     assert.deepEqual([...MAPPED_PROGRAM_EVENTS].sort(), [...EVENT_NAMES].sort());
     const used = new Set([...EVENT_NAMES, 'Unknown', 'NotAnEvent'].map(toFeedEventName));
-    // The alerts are the feed's other names: the service derives them, no program event maps to them.
-    assert.deepEqual([...used, ...ALERT_EVENTS].sort(), [...FEED_EVENTS].sort());
-    for (const name of ALERT_EVENTS) assert.equal(toAlertFeedName(name), name);
+    // The alerts and dropped transactions are the feed's other names: the service derives them.
+    const derived = [...ALERT_EVENTS, 'transaction.dropped'];
+    assert.deepEqual([...used, ...derived].sort(), [...FEED_EVENTS].sort());
+    for (const name of derived) assert.equal(toAlertFeedName(name), name);
     assert.equal(toAlertFeedName('VaultPaused'), 'program.unknown');
     const chainBorne = FEED_EVENTS.filter(
       (n) => !['treasury.initialized', 'fees.withdrawn', 'program.unknown'].includes(n),

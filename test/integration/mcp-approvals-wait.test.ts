@@ -1,10 +1,11 @@
 // The client package's approvals.get / approvals.wait and the route behind them
-// (GET /api/vaults/:address/approvals/:signature?waitMs=): a held request answers when the transfer
-// shows up, leaves nothing behind when the caller aborts, and bad input is refused naming the field.
+// (GET /api/vaults/:address/approvals/:signature?waitMs=): only a pending approval is held (a transfer
+// not seen is answered at once), an aborted wait leaves nothing behind, and bad input is refused naming the field.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createVaultkeeperClient, VaultkeeperError } from '@vaultkeeper/client';
 import { randomAddress } from '../support/factories.js';
+import { waitForSignatures } from '../support/ingestor.js';
 import { blockTransfer, SOL, useServiceWithIngestor } from '../support/mcp-session.js';
 import { waitFor } from '../support/wait.js';
 
@@ -13,10 +14,9 @@ const client = () => createVaultkeeperClient({ baseUrl: service.baseUrl });
 const UNSEEN = '5'.repeat(88);
 
 describe('approvals.get and approvals.wait (client package)', () => {
-  test('a transfer not seen yet is none with nulls; wait holds until it is seen, and a transfer blocked for funds settles as none', async () => {
+  test('a transfer not seen yet is none with nulls, at once even when waited for (nothing is held); a transfer blocked for funds is none with its amount', async () => {
     const b = await blockTransfer(service.h);
-    const unseen = await client().approvals.get({ vault: b.vault, signature: UNSEEN });
-    assert.deepEqual(unseen, {
+    const none = {
       status: 'none',
       nonce: null,
       amount: null,
@@ -24,11 +24,19 @@ describe('approvals.get and approvals.wait (client package)', () => {
       expiresAt: null,
       blinkUrl: null,
       approvalUrl: null,
+    };
+    assert.deepEqual(await client().approvals.get({ vault: b.vault, signature: UNSEEN }), none);
+    // Held, this would take the whole minute (the test's deadline fails it first).
+    const unseen = await client().approvals.wait({
+      vault: b.vault,
+      signature: UNSEEN,
+      timeoutMs: 60_000,
+      signal: AbortSignal.timeout(30_000),
     });
-    const timedOut = await client().approvals.wait({ vault: b.vault, signature: UNSEEN, timeoutMs: 300 });
-    assert.equal(timedOut.amount, null, 'still unseen at the timeout');
-    // Sent, not yet ingested when the wait begins (as an agent waits right after its failed send).
+    assert.deepEqual(unseen, none);
+    assert.equal(await heldRequests(), 0);
     const funds = await service.h.fake.block(b.vault, { amount: 500n * SOL, reason: 'insufficient_funds' });
+    await waitForSignatures(service.h.storage.storage, [funds.signature]);
     const settled = await client().approvals.wait({
       vault: b.vault,
       signature: funds.signature,

@@ -5,11 +5,13 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createVaultkeeperClient, VaultkeeperError } from '@vaultkeeper/client';
 import { buildApp } from '../../src/app.js';
 import { createTestDeps } from '../support/app.js';
 import {
   assertToolErrors,
   blockTransfer,
+  callTool,
   exerciseReadTools,
   useServiceWithIngestor,
   waitThroughDecision,
@@ -164,6 +166,96 @@ describe('POST /mcp as an HTTP endpoint', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('POST /mcp refuses what could steer it', () => {
+  const accept = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+  };
+
+  test('a malformed Host header is 400 in the error envelope, here and on any route', async () => {
+    // `xn--` and the like are refused on every Node version (Node 24's URL parser accepts them).
+    for (const host of ['a b', 'xn--', 'xn--a', 'xn---', 'x/y']) {
+      for (const [method, url] of [
+        ['POST', '/mcp'],
+        ['GET', '/api/health'],
+      ] as const) {
+        const res = await service.app.inject({
+          method,
+          url,
+          headers: { ...accept, host },
+          ...(method === 'POST' ? { payload: initialize } : {}),
+        });
+        assert.equal(res.statusCode, 400, `${method} ${url} Host ${host}: ${res.body}`);
+        assert.deepEqual(
+          [res.json().code, res.json().error],
+          ['VALIDATION_ERROR', 'host: is not a valid host'],
+        );
+      }
+    }
+    const fine = await service.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...accept, host: 'xn--nxasmq6b.example:8080' },
+      payload: initialize,
+    });
+    assert.equal(fine.statusCode, 200, fine.body);
+  });
+
+  test('tool arguments that would steer the call to another route are refused before any call is built', async () => {
+    const b = await blockTransfer(service.h);
+    const client = new Client({ name: 'steer', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', service.baseUrl)));
+    try {
+      for (const steer of ['..', '.', `${b.vault}/..`, `${b.vault}?x=1`, `${b.vault}#`, '%2e%2e']) {
+        const budget = await callTool(client, 'get_budget', { vault: steer });
+        assert.equal(budget.result.isError, true, steer);
+        assert.match(budget.text, /must be a base58 address \(32 bytes\) at vault/, steer);
+        const approval = await callTool(client, 'get_approval', { vault: b.vault, signature: steer });
+        assert.match(
+          approval.text,
+          /must be a base58 transaction signature \(64 bytes\) at signature/,
+          steer,
+        );
+      }
+      const amount = await callTool(client, 'check_transfer', {
+        vault: b.vault,
+        destination: b.destination,
+        amount: '1/../../x',
+      });
+      assert.match(amount.text, /must be a whole number of lamports at amount/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('the client package never sends a path segment that a URL would resolve away', async () => {
+    const sent: string[] = [];
+    const client = createVaultkeeperClient({
+      baseUrl: service.baseUrl,
+      fetch: async (input) => {
+        sent.push(String(input));
+        return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    for (const segment of ['..', '.', '']) {
+      await assert.rejects(
+        async () => client.vaults.budget(segment),
+        (error) => {
+          assert.ok(error instanceof VaultkeeperError);
+          assert.equal(error.code, 'VALIDATION_ERROR');
+          return true;
+        },
+      );
+    }
+    assert.deepEqual(sent, []);
+    await client.vaults.budget('a/b?c#d%');
+    assert.deepEqual(sent, [`${service.baseUrl}/api/vaults/a%2Fb%3Fc%23d%25/budget`]);
   });
 });
 

@@ -2,10 +2,10 @@
 // command, whose tools call the running service over HTTP (it has no database settings at all), and
 // the same session as over HTTP works end to end; a missing or mistyped --url is a clear exit 2.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { afterEach, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { runForTest } from '../support/child-process.js';
 import {
   assertToolErrors,
   blockTransfer,
@@ -39,13 +39,7 @@ async function connect(): Promise<{ client: Client; stderr: string[] }> {
   return { client, stderr };
 }
 
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [...CLI, ...args], { env: ENV }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
-    );
-  });
-}
+const run = (args: string[]) => runForTest(process.execPath, [...CLI, ...args], { env: ENV });
 
 describe('vaultkeeper mcp --url (stdio), with the SDK client', () => {
   test('lists and calls every tool through the running service, and waits through the owner’s approval', async () => {

@@ -232,7 +232,7 @@ describe('secrets never reach a log line', () => {
       env: { RATE_LIMIT_ENABLED: 'false' },
       routes: (app) => {
         // A careless handler logging whole headers, nested secrets and keys: redaction must still hold.
-        app.post('/test/careless', { config: { auth: 'optional' } }, async (request) => {
+        app.post('/test/careless', { config: { auth: 'optional', scope: 'read' } }, async (request) => {
           request.log.info({ headers: request.headers, request: { headers: request.headers } }, 'headers');
           request.log.info({ webhook: { secret: webhookSecret, url: 'https://user:pa55@example.com/hook' } });
           request.log.info({ delivery: { attempt: { body: `secret=${webhookSecret}` } } }, 'deep');
@@ -244,67 +244,46 @@ describe('secrets never reach a log line', () => {
     });
     const vault = await createVault(deps.storage.db, { authority: wallet.address });
     const signatures: string[] = [];
-    const signed = () => {
-      const headers = wallet.authHeaders();
+    type Method = 'PATCH' | 'POST';
+    /** Headers signed for this very request; every signature is remembered for the leak check. */
+    const signed = (method: Method, url: string, payload?: object) => {
+      const headers = wallet.authHeaders({ request: { method, path: url, body: payload } });
       signatures.push(headers['x-signature']!);
       return headers;
     };
+    const send = (method: Method, url: string, payload?: object, headers = signed(method, url, payload)) =>
+      app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) });
 
-    const first = signed();
+    const rename = { name: 'Renamed' };
+    const first = signed('PATCH', `/api/vaults/${vault.id}`, rename);
     const responses = [
       // Authenticated write that succeeds (name only: no chain needed).
-      await app.inject({
-        method: 'PATCH',
-        url: `/api/vaults/${vault.id}`,
-        headers: first,
-        payload: { name: 'Renamed' },
-      }),
+      await send('PATCH', `/api/vaults/${vault.id}`, rename, first),
       // Authenticated write that fails (validation), replayed signature (401), and a build needing the chain.
-      await app.inject({ method: 'PATCH', url: `/api/vaults/${vault.id}`, headers: signed(), payload: {} }),
-      await app.inject({
-        method: 'POST',
-        url: '/api/vaults',
-        headers: signed(),
-        payload: { name: 'New', agentSigner: wallet.address, dailyLimit: '1000' },
-      }),
-      await app.inject({
-        method: 'POST',
-        url: `/api/actions/${vault.address}/1/approve`,
-        headers: signed(),
-        payload: { account: wallet.address },
-      }),
-      await app.inject({ method: 'POST', url: '/test/careless', headers: signed(), payload: {} }),
+      await send('PATCH', `/api/vaults/${vault.id}`, {}),
+      await send('POST', '/api/vaults', { name: 'New', agentSigner: wallet.address, dailyLimit: '1000' }),
+      await send('POST', `/api/actions/${vault.address}/1/approve`, { account: wallet.address }),
+      await send('POST', '/test/careless', {}),
     ];
-    responses.push(
-      await app.inject({
-        method: 'PATCH',
-        url: `/api/vaults/${vault.id}`,
-        headers: first,
-        payload: { name: 'x' },
-      }),
-    );
+    responses.push(await send('PATCH', `/api/vaults/${vault.id}`, rename, first));
     assert.equal(responses[0]!.statusCode, 200);
     assert.equal(responses.at(-1)!.statusCode, 401);
+    assert.equal(responses.at(-1)!.json().details.reason, 'replayed');
     assert.equal(responses[4]!.statusCode, 500);
 
     // Webhook secrets the service issues: on creation and on rotation.
-    const created = await app.inject({
-      method: 'POST',
-      url: '/api/webhooks',
-      headers: signed(),
-      payload: { url: 'https://hooks.example.com/vk', events: ['transaction.blocked'], vault: vault.address },
+    const created = await send('POST', '/api/webhooks', {
+      url: 'https://hooks.example.com/vk',
+      events: ['transaction.blocked'],
+      vault: vault.address,
     });
     assert.equal(created.statusCode, 201, created.body);
     const webhook = created.json() as { id: string; secret: string };
-    const rotated = await app.inject({
-      method: 'POST',
-      url: `/api/webhooks/${webhook.id}/rotate-secret`,
-      headers: signed(),
-    });
+    const rotated = await send('POST', `/api/webhooks/${webhook.id}/rotate-secret`);
     assert.equal(rotated.statusCode, 200, rotated.body);
     const issued = [webhook.secret, (rotated.json() as { secret: string }).secret];
     assert.ok(issued.every((secret) => secret.startsWith('whsec_')));
-    await app.inject({ method: 'POST', url: `/api/webhooks/${webhook.id}/test`, headers: signed() });
+    await send('POST', `/api/webhooks/${webhook.id}/test`);
 
     const text = logs.lines.join('\n');
     // The careless lines were written (so the absence below means redaction, not silence).

@@ -47,6 +47,7 @@ describe('GET /api/overrides/:vault/:nonce', () => {
       status: 'pending',
       expiresAt: '2026-11-22T12:30:00.250Z',
       createdAt: '2026-11-22T11:30:00.250Z',
+      decidedAt: null,
       expired: false,
       blinkUrl: `${BASE}/api/actions/${vault.address}/18446744073709551615`,
       approvalUrl: `${BASE}/overrides/${vault.address}/18446744073709551615`,
@@ -164,7 +165,7 @@ describe('GET /api/overrides', () => {
     assert.deepEqual(past.body, { overrides: [], pagination: { page: 4, limit: 2, total: 5, pages: 3 } });
   });
 
-  test("lists an owner's open approvals across their vaults: pending, unexpired, as of each request", async () => {
+  test("lists an owner's pending overrides across their vaults: pending, unexpired, as of each request", async () => {
     const { app } = await start();
     const owner = randomAddress();
     const a = await createVault(apps.db, { authority: owner });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { runForTest } from '../support/child-process.js';
 import { createOverride, createVault, randomAddress } from '../support/factories.js';
 import { useTestApps } from '../support/test-apps.js';
 
@@ -160,11 +160,8 @@ describe('owner pages', () => {
     }
   });
 
-  test('the committed bundle is what web/ builds to (npm run build:web)', () => {
-    const check = spawnSync(process.execPath, ['scripts/build-web.mjs', '--check'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
-    assert.equal(check.status, 0, check.stderr);
+  test('the committed bundle is what web/ builds to (npm run build:web)', async () => {
+    const check = await runForTest(process.execPath, ['scripts/build-web.mjs', '--check'], { cwd: ROOT });
+    assert.equal(check.code, 0, check.stderr);
   });
 });

@@ -2,7 +2,7 @@
 // policy, against a replay computed by hand; validation; the 100-change cap.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createVaultkeeperClient, VaultkeeperError } from 'vaultkeeper/client';
+import { createVaultkeeperClient, VaultkeeperError } from '@vaultkeeper/client';
 import type { VaultRow } from '../../src/storage/schema/index.js';
 import { createOverride, createTransaction, createVault, randomAddress } from '../support/factories.js';
 import { useTestApps } from '../support/test-apps.js';

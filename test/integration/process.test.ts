@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
+import { spawnForTest } from '../support/child-process.js';
 import { startService } from '../support/service-process.js';
 import { waitFor } from '../support/wait.js';
 
@@ -60,8 +60,8 @@ describe('the service process', () => {
 });
 
 describe('npm start', () => {
-  test('a SIGTERM to npm stops the service it started (nothing is left running)', async () => {
-    const child = spawn('npm', ['start'], {
+  test('a SIGTERM to npm stops the service it started (nothing is left running)', async (t) => {
+    const npm = spawnForTest('npm', ['start'], {
       env: {
         ...process.env,
         // The suite resolves our packages to their TypeScript sources; the built service imports dist/.
@@ -72,40 +72,26 @@ describe('npm start', () => {
         PORT: '0',
         HOST: '127.0.0.1',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own process group, so that a failed test can still end whatever npm left behind.
-      detached: true,
+      // Whatever npm leaves behind when the test fails is ended with its process group.
+      t,
     });
-    const output: string[] = [];
-    child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
-    try {
-      // A deadline, not a wait: npm start compiles dist/ first when the sources are newer.
-      const baseUrl = await waitFor(
-        () => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output.join(''))?.[1],
-        {
-          timeoutMs: 180_000,
-          message: 'npm start listening',
-        },
-      );
-      child.kill('SIGTERM');
-      await waitFor(
-        async () => {
-          try {
-            await fetch(`${baseUrl}/livez`);
-            return false;
-          } catch {
-            return true; // connection refused: the service is gone
-          }
-        },
-        { timeoutMs: 15_000, message: 'the service stopped after SIGTERM to npm' },
-      );
-    } finally {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // the group is gone already
-      }
-    }
+    // A deadline, not a wait: npm start compiles dist/ first when the sources are newer.
+    const [, baseUrl] = await npm.waitForOutput(
+      /Server listening at (http:\/\/127\.0\.0\.1:\d+)/,
+      'npm start listening',
+      180_000,
+    );
+    npm.child.kill('SIGTERM');
+    await waitFor(
+      async () => {
+        try {
+          await fetch(`${baseUrl}/livez`);
+          return false;
+        } catch {
+          return true; // connection refused: the service is gone
+        }
+      },
+      { timeoutMs: 15_000, message: 'the service stopped after SIGTERM to npm' },
+    );
   });
 });

@@ -1,26 +1,24 @@
-// vaultkeeper/client beyond the happy path: API keys as signers, the error envelope, wrong hosts, aborts,
+// @vaultkeeper/client beyond the happy path: API keys as signers, the error envelope, wrong hosts, aborts,
 // 429 retries, event stream reconnects, and the client example run as a process.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import type { Address } from '@solana/kit';
-import { createVaultkeeperClient, type VaultkeeperError } from 'vaultkeeper/client';
+import { createVaultkeeperClient, type VaultkeeperError } from '@vaultkeeper/client';
 import { createTestWallet } from '../../dev/support/wallet.js';
+import { runForTest } from '../support/child-process.js';
 import { randomAddress } from '../support/factories.js';
 import { SOL } from '../support/ingestion-harness.js';
 import { waitForSignatures } from '../support/ingestor.js';
 import { failure, useSdkService } from '../support/sdk-service.js';
 
-const execFileAsync = promisify(execFile);
 const service = useSdkService();
 const { h, seen, serve, clientFor, seed } = service;
 
-describe('vaultkeeper/client with an API key', () => {
+describe('@vaultkeeper/client with an API key', () => {
   test('a wallet creates a key; the key as signer calls as that wallet and cannot make keys', async () => {
     await serve();
     const owner = createTestWallet();
@@ -62,7 +60,7 @@ describe('vaultkeeper/client with an API key', () => {
   });
 });
 
-describe('vaultkeeper/client errors', () => {
+describe('@vaultkeeper/client errors', () => {
   test('the error envelope becomes one VaultkeeperError with code, details and status', async () => {
     await serve();
     const client = clientFor();
@@ -111,7 +109,7 @@ describe('vaultkeeper/client errors', () => {
   });
 });
 
-describe('vaultkeeper/client on 429', () => {
+describe('@vaultkeeper/client on 429', () => {
   test('the service’s own rate limit: a 429 VaultkeeperError once retries would wait too long', async () => {
     await serve({ RATE_LIMIT_ENABLED: 'true' });
     const client = clientFor(undefined, { maxRetryDelayMs: 1000 });
@@ -159,7 +157,7 @@ describe('vaultkeeper/client on 429', () => {
   });
 });
 
-describe('vaultkeeper/client event stream', () => {
+describe('@vaultkeeper/client event stream', () => {
   test('a stream refused with 429 is opened again after Retry-After and replays from lastEventId', async () => {
     await serve();
     const created = await h.fake.createVault({
@@ -196,13 +194,12 @@ describe('the client example (docs/examples/vault-report.mjs)', () => {
     const dir = await mkdtemp(join(tmpdir(), 'vk-report-'));
     const keypair = join(dir, 'id.json');
     await writeFile(keypair, JSON.stringify([...owner.secretKey]));
-    const { stdout } = await execFileAsync(
+    const { code, stdout, stderr } = await runForTest(
       process.execPath,
       ['--import', 'tsx', 'docs/examples/vault-report.mjs'],
-      {
-        env: { ...process.env, VAULTKEEPER_URL: service.baseUrl, KEYPAIR: keypair },
-      },
+      { env: { ...process.env, VAULTKEEPER_URL: service.baseUrl, KEYPAIR: keypair } },
     );
+    assert.equal(code, 0, stderr);
     const lines = stdout.trim().split('\n');
     assert.equal(lines.filter((l) => / today$/.test(l)).length, 3, stdout);
     assert.ok(lines.includes(`Agent budget ${s.vault}: 6.000 SOL of 10.000 SOL today`), stdout);

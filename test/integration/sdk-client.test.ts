@@ -1,4 +1,4 @@
-// vaultkeeper/client against the running service on a real socket (its ingestor on the fake validator):
+// @vaultkeeper/client against the running service on a real socket (its ingestor on the fake validator):
 // every route through a typed method, each kind of signer, pagination, errors, 429 retries and aborts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -10,7 +10,7 @@ import {
   fromWalletStandard,
   type TransactionPreview,
   toBase58,
-} from 'vaultkeeper/client';
+} from '@vaultkeeper/client';
 import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { randomAddress } from '../support/factories.js';
@@ -22,7 +22,7 @@ import { collect, failure, useSdkService } from '../support/sdk-service.js';
 const service = useSdkService();
 const { h, seen, serve, clientFor, seed } = service;
 
-describe('vaultkeeper/client reads', () => {
+describe('@vaultkeeper/client reads', () => {
   test('health, metrics, vaults, transactions, overrides, analytics and the event stream, with every page', async () => {
     await serve();
     const owner = createTestWallet();
@@ -62,7 +62,7 @@ describe('vaultkeeper/client reads', () => {
 
     const overrides = await collect(client.overrides.all({ vault: s.vault, limit: 1 }));
     assert.equal(overrides.length, 2);
-    // The owner's open approvals across their vaults: both requests are pending and within the hour.
+    // The owner's pending overrides across their vaults: both are pending and within the hour.
     const open = await client.overrides.pending({ owner: owner.address, limit: 1 });
     assert.equal(open.pagination.total, 2);
     const sent = new URL(seen.at(-1)!.url!, service.baseUrl).searchParams;
@@ -106,7 +106,7 @@ describe('vaultkeeper/client reads', () => {
   });
 });
 
-describe('vaultkeeper/client wallet auth', () => {
+describe('@vaultkeeper/client wallet auth', () => {
   test('every kind of signer authenticates request-bound signatures: raw keys, kit signers, Wallet Standard', async () => {
     await serve();
     const wallet = createTestWallet();
@@ -169,7 +169,7 @@ describe('vaultkeeper/client wallet auth', () => {
   });
 });
 
-describe('vaultkeeper/client Blinks and webhooks', () => {
+describe('@vaultkeeper/client Blinks and webhooks', () => {
   test('actions: rules, metadata, and the deprecated approve, reject and confirmReject name one request', async () => {
     await serve();
     const owner = createTestWallet();
@@ -273,7 +273,7 @@ async function signAndSend(owner: TestWallet, transaction: string): Promise<stri
 const transferred = (preview: TransactionPreview) =>
   preview.balanceChanges.find((b) => b.role === 'destination')?.delta;
 
-describe('vaultkeeper/client approvals', () => {
+describe('@vaultkeeper/client approvals', () => {
   test('preview, approve and confirm act on the request the caller names: by override object, transfer or first', async () => {
     await serve();
     const owner = createTestWallet();
@@ -300,11 +300,11 @@ describe('vaultkeeper/client approvals', () => {
     assert.equal(done.type, 'completed');
     assert.ok(done.description.includes('30 SOL'), done.description);
     assert.ok(done.description.includes(signature), done.description);
-    // The same signature is not the first request's approval.
+    // The same signature does not approve the first override.
     const mismatch = await failure(clientFor().approvals.confirm({ ...first, account, signature }));
     assert.deepEqual([mismatch.status, mismatch.code], [422, 'TRANSACTION_MISMATCH']);
 
-    // Reject the on-chain one by its object; the first request stays pending.
+    // Reject the on-chain one by its object; the first override stays pending.
     const rejected = await client.approvals.reject({ ...r.onChain, account });
     assert.equal(rejected.type, 'post');
     const after = await clientFor().overrides.list({ vault: r.vault });
@@ -348,11 +348,11 @@ describe('vaultkeeper/client approvals', () => {
     const messages = refusals.map((e) => (e as TypeError).message);
     assert.match(
       messages[0]!,
-      /^approvals\.preview needs the approval request named unambiguously: \{ vault, nonce, transfer \}.*the override object.*\{ vault, nonce, first: true \}/,
+      /^approvals\.preview needs the override named unambiguously: \{ vault, nonce, transfer \}.*the override object.*\{ vault, nonce, first: true \}/,
     );
     assert.match(messages[4]!, /^actions\.approve needs/);
     assert.match(messages[6]!, /either transfer or first: true, not both/);
-    assert.match(messages[7]!, /blinkUrl names another request/);
+    assert.match(messages[7]!, /blinkUrl names another override/);
     assert.equal(seen.length, 0, 'nothing was sent');
   });
 });

@@ -9,6 +9,7 @@ import { createLogger } from '../../src/lib/logger.js';
 import { StartError } from '../../src/lib/start-error.js';
 import { openDatabaseAtStart } from '../../src/storage/database-start.js';
 import { createLogCapture, createTestDeps } from '../support/app.js';
+import { startupDeadlineMs } from '../support/child-process.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { startFakePostgres } from '../support/fake-postgres.js';
 import { startService } from '../support/service-process.js';
@@ -33,7 +34,7 @@ async function postgresIsUp(): Promise<boolean> {
 /** Runs the service until it exits on its own (a deadline turns a hang into a failure). */
 async function startFails(env: Record<string, string>): Promise<{ code: number | null; text: string }> {
   const service = await startService({ REDIS_URL: '', ...env }, { waitForListen: false });
-  const deadline = setTimeout(() => void service.stop('SIGKILL'), 60_000);
+  const deadline = setTimeout(() => void service.stop('SIGKILL'), startupDeadlineMs(60_000));
   const { code } = await service.exited;
   clearTimeout(deadline);
   return { code, text: service.output.join('\n') };

@@ -74,6 +74,7 @@ describe('GET /api/transactions', () => {
           status: 'pending',
           blockReason: null,
           timestamp: '2026-11-20T13:00:00.000Z',
+          commitment: 'confirmed',
         },
         {
           id: blockedAlone.id,
@@ -84,6 +85,7 @@ describe('GET /api/transactions', () => {
           status: 'blocked',
           blockReason: 'not_whitelisted',
           timestamp: '2026-11-20T12:00:00.000Z',
+          commitment: 'confirmed',
         },
         {
           id: blockedWithOverride.id,
@@ -94,6 +96,7 @@ describe('GET /api/transactions', () => {
           status: 'blocked',
           blockReason: 'exceeded_daily_limit',
           timestamp: '2026-11-20T11:00:00.000Z',
+          commitment: 'confirmed',
           blinkUrl: `${BASE}/api/actions/${vault.address}/7`,
         },
         {
@@ -105,6 +108,7 @@ describe('GET /api/transactions', () => {
           status: 'executed',
           blockReason: null,
           timestamp: '2026-11-20T10:00:00.000Z',
+          commitment: 'confirmed',
           feeCollected: '1500000',
         },
       ],
@@ -262,6 +266,7 @@ describe('GET /api/transactions/:key', () => {
       status: 'executed',
       blockReason: null,
       timestamp: '2026-11-20T10:00:00.000Z',
+      commitment: 'confirmed',
       feeCollected: '1500000',
       explorerUrl: `https://explorer.solana.com/tx/${executed.signature}?cluster=devnet`,
     });
@@ -280,6 +285,7 @@ describe('GET /api/transactions/:key', () => {
       status: 'blocked',
       blockReason: 'exceeded_daily_limit',
       timestamp: '2026-11-20T11:00:00.000Z',
+      commitment: 'confirmed',
       blinkUrl: `${BASE}/api/actions/${vault.address}/7`,
       explorerUrl: `https://explorer.solana.com/tx/${blockedWithOverride.signature}?cluster=devnet`,
     });

@@ -72,7 +72,7 @@ async function post(app: FastifyInstance, wallet: TestWallet, payload: unknown) 
   return app.inject({
     method: 'POST',
     url: '/api/vaults',
-    headers: wallet.authHeaders(),
+    headers: wallet.authHeaders({ request: { method: 'POST', path: '/api/vaults', body: payload } }),
     payload: payload as object,
   });
 }
@@ -81,7 +81,7 @@ async function patch(app: FastifyInstance, wallet: TestWallet, id: string, paylo
   return app.inject({
     method: 'PATCH',
     url: `/api/vaults/${id}`,
-    headers: wallet.authHeaders(),
+    headers: wallet.authHeaders({ request: { method: 'PATCH', path: `/api/vaults/${id}`, body: payload } }),
     payload: payload as object,
   });
 }

@@ -11,7 +11,7 @@ import { enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
 import { runDeliveryWorker } from '../../src/jobs/worker.js';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
 import { createLogCapture, createTestApp, createTestDeps, type LogCapture } from '../support/app.js';
-import { renderDiscord, renderSlack, renderTelegram } from '../support/chat-platforms.js';
+import { discordUnescaped, renderDiscord, renderTelegram } from '../support/chat-platforms.js';
 import { type ChatPlatform, type ChatReceiver, createChatReceiver } from '../support/chat-receiver.js';
 import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createVault, randomAddress } from '../support/factories.js';
@@ -21,6 +21,8 @@ import { WORKER_ENV } from '../support/webhooks.js';
 const KEY_1 = Buffer.alloc(32, 7).toString('base64');
 const KEY_2 = Buffer.alloc(32, 8).toString('base64');
 const BASE = 'https://vk.example.com';
+/** The Domain line of signed messages: PUBLIC_BASE_URL's host. */
+const DOMAIN = new URL(BASE).host;
 /** What each stand-in's URL holds beyond its host: none of it may leave in a response or a log line. */
 const SECRET_PARTS = [
   'xoxSecretPart1234',
@@ -60,7 +62,7 @@ async function call(method: string, url: string, wallet: TestWallet, body?: unkn
   const response = await app.inject({
     method: method as 'POST',
     url,
-    headers: wallet.authHeaders(),
+    headers: wallet.authHeaders({ request: { method, path: url, body, domain: DOMAIN } }),
     ...(body === undefined ? {} : { payload: body as Record<string, unknown> }),
   });
   return { status: response.statusCode, text: response.body, json: () => response.json() };
@@ -87,10 +89,16 @@ function startWorker(env: Record<string, string> = {}): void {
   });
 }
 
+/** A vault name that would be markup, a mention and a link on some platform. */
+const HOSTILE_NAME = '*bold* <@here> [x](http://evil.example) `c` _i_ ~s~ &amp;';
+
 /** An owner, their vault, and a subscription created through the API. */
-async function subscribe(url: string, format?: string) {
+async function subscribe(url: string, format?: string, name?: string) {
   const owner = createTestWallet();
-  const vault = await createVault(db(), { authority: owner.address });
+  const vault = await createVault(db(), {
+    authority: owner.address,
+    ...(name === undefined ? {} : { name }),
+  });
   const events = ['override.created', 'vault.paused', 'transaction.blocked'];
   const created = await call('POST', '/api/webhooks', owner, {
     url,
@@ -130,6 +138,8 @@ async function emit(vault: { id: string; authority: string }, event: string, dat
   );
 }
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const settled = (count: number, status = 'succeeded') =>
   waitFor(
     async () => {
@@ -145,13 +155,13 @@ const assertNoSecret = (text: string, where: string) => {
 };
 
 describe('chat formats', () => {
-  test('an approval request reaches Slack, Discord and Telegram as each platform’s own body with a button', async () => {
+  test('an override reaches Slack, Discord and Telegram as each platform’s own body with a button', async () => {
     const platforms = ['slack', 'discord', 'telegram'] as const;
     const receivers = await Promise.all(platforms.map(chatReceiver));
     startWorker();
     const subs: Awaited<ReturnType<typeof subscribe>>[] = [];
     for (const [i, platform] of platforms.entries()) {
-      const sub = await subscribe(receivers[i]!.url, platform);
+      const sub = await subscribe(receivers[i]!.url, platform, HOSTILE_NAME);
       assert.equal(sub.webhook.format, platform);
       subs.push(sub);
       await emit(sub.vault, 'override.created', overrideData(sub.vault.address));
@@ -165,18 +175,45 @@ describe('chat formats', () => {
     for (const [i, platform] of platforms.entries()) {
       const receiver = receivers[i]!;
       assert.deepEqual(receiver.problems, [], platform);
-      assert.equal(receiver.accepted.length, 2, platform);
+      // Delivery is at least once: a message whose answer came after the worker's timeout (a loaded
+      // machine) is sent again, the same body; each message counts once.
+      const accepted = [...new Map(receiver.accepted.map((body) => [JSON.stringify(body), body])).values()];
+      assert.equal(accepted.length, 2, platform);
       const approval = `${BASE}/overrides/${subs[i]!.vault.address}/7`;
+      // Deliveries of one subscription may arrive in either order: the override's is the one with its link.
+      const isRequest = (body: unknown) => JSON.stringify(body).includes('/overrides/');
       // biome-ignore lint/suspicious/noExplicitAny: the platform's JSON, read field by field
-      const [request, paused] = receiver.accepted as any[];
+      const [request, paused] = [accepted.find(isRequest), accepted.find((b) => !isRequest(b))] as any[];
+      assert.ok(request !== undefined && paused !== undefined, platform);
+      // biome-ignore lint/suspicious/noExplicitAny: Slack's blocks, found by type
+      const block = (body: any, type: string) => body.blocks.find((b: { type: string }) => b.type === type);
       const shown =
         platform === 'slack'
-          ? [request.blocks[1].elements[0].url, renderSlack(paused.blocks[0].text.text)]
+          ? [block(request, 'actions').elements[0].url, block(paused, 'header').text.text]
           : platform === 'discord'
             ? [request.components[0].components[0].url, renderDiscord(paused.embeds[0].title)]
             : [request.reply_markup.inline_keyboard[0][0].url, renderTelegram(paused.text)];
       assert.equal(shown[0], approval, platform);
       assert.match(shown[1], /Vault paused: <b>&/, platform);
+      // The override's payload has only the address: the worker names the vault, as typed, beside it.
+      const short = `${subs[i]!.vault.address.slice(0, 4)}…${subs[i]!.vault.address.slice(-4)}`;
+      const label = `${HOSTILE_NAME} (${short})`;
+      if (platform === 'slack') {
+        assert.equal(block(request, 'header').text.text, `Override 7 created: ${label}`);
+        assert.equal(block(request, 'context').elements[0].text, `Vault: ${label}`);
+        assert.equal(block(request, 'section').text.verbatim, true);
+        assert.ok(!block(request, 'section').text.text.includes('*bold*'), 'the name stays out of mrkdwn');
+      } else if (platform === 'discord') {
+        assert.equal(renderDiscord(request.embeds[0].title), `Override 7 created: ${label}`);
+        assert.deepEqual(discordUnescaped(request.embeds[0].title), []);
+        assert.deepEqual(request.allowed_mentions, { parse: [] });
+      } else {
+        assert.match(
+          renderTelegram(request.text),
+          new RegExp(`^Override 7 created: ${escapeRegExp(label)}\n`),
+        );
+        assert.doesNotMatch(request.text, /<a |<code>\*|<i>/);
+      }
       if (platform === 'telegram') assert.equal(request.chat_id, '-1001234567890');
     }
   });

@@ -9,7 +9,7 @@ import {
   RECOVER_MAX_PER_CALL,
   TEST_EVENTS_PER_WINDOW,
 } from '../../src/domain/webhooks/delivery-limits.js';
-import { claimDueDeliveries } from '../../src/jobs/delivery.js';
+import { claimDueDeliveries } from '../../src/jobs/delivery-claim.js';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
 import { type JsonBody, useWebhookApi } from '../support/webhooks-api.js';
 

@@ -50,7 +50,8 @@ describe('e-mail', () => {
     const paused = sink.messages.find((m) => m.subject.includes('paused'))!;
     assert.ok(!paused.html.includes('<img'));
     assert.ok(paused.html.includes('&lt;img src=x onerror=alert(1)&gt;'));
-    const [attempt] = await attemptsOf(blockedRow.id);
+    // The attempt that delivered it (on a loaded machine an earlier one may have timed out first).
+    const attempt = (await attemptsOf(blockedRow.id)).at(-1);
     assert.equal(attempt!.statusCode, 250);
   });
 

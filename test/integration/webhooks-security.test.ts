@@ -22,6 +22,8 @@ import { useWebhookFixtures } from '../support/webhooks.js';
 const KEY_1 = Buffer.alloc(32, 1).toString('base64');
 const KEY_2 = Buffer.alloc(32, 2).toString('base64');
 const BASE = 'https://vk.example.com';
+/** The Domain line of signed messages: PUBLIC_BASE_URL's host. */
+const DOMAIN = new URL(BASE).host;
 
 let sink: SmtpSink;
 let app: FastifyInstance;
@@ -54,7 +56,8 @@ async function call(method: string, url: string, wallet: TestWallet | null, body
   const response = await app.inject({
     method: method as 'POST',
     url,
-    headers: wallet === null ? {} : wallet.authHeaders(),
+    headers:
+      wallet === null ? {} : wallet.authHeaders({ request: { method, path: url, body, domain: DOMAIN } }),
     ...(body === undefined ? {} : { payload: body as Record<string, unknown> }),
   });
   return {
@@ -212,14 +215,18 @@ describe('per-owner cap', () => {
 });
 
 describe('caps for wallets without a vault, per client address and overall', () => {
-  const create = (wallet: TestWallet, remoteAddress = '127.0.0.1', body: Record<string, unknown> = {}) =>
-    app.inject({
+  const create = (wallet: TestWallet, remoteAddress = '127.0.0.1', body: Record<string, unknown> = {}) => {
+    const payload = { url: 'https://hooks.example.com/vk', events: ['vault.created'], ...body };
+    return app.inject({
       method: 'POST',
       url: '/api/webhooks',
       remoteAddress,
-      headers: wallet.authHeaders(),
-      payload: { url: 'https://hooks.example.com/vk', events: ['vault.created'], ...body },
+      headers: wallet.authHeaders({
+        request: { method: 'POST', path: '/api/webhooks', body: payload, domain: DOMAIN },
+      }),
+      payload,
     });
+  };
   const stored = async () => (await db().select({ id: webhooks.id }).from(webhooks)).length;
   const refusedWith = (response: Awaited<ReturnType<typeof create>>, scope: string, limit: number) => {
     assert.equal(response.statusCode, 409, response.body);

@@ -5,7 +5,8 @@ import { describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { createTestWallet } from '../../dev/support/wallet.js';
 import { enqueueDelivery, enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
-import { claimDueDeliveries, recordAttempts } from '../../src/jobs/delivery.js';
+import { recordAttempts } from '../../src/jobs/delivery.js';
+import { claimDueDeliveries } from '../../src/jobs/delivery-claim.js';
 import { defaultCaps } from '../../src/jobs/delivery-fairness.js';
 import { runDeliveryWorker } from '../../src/jobs/worker.js';
 import type { Database } from '../../src/storage/database.js';
@@ -240,8 +241,8 @@ describe('fair delivery', () => {
     const dead = await receiver({ responder: () => 'hang' });
     const alive = await receiver();
     const noisyOwner = createTestWallet().address;
-    // An owner of an indexed vault: its share is half the slots (a wallet without one gets far less).
-    await createVault(db(), { authority: noisyOwner });
+    // An owner of a vault indexed 60 days ago: its share is half the slots (a new vault earns 1/16).
+    await createVault(db(), { authority: noisyOwner, createdAt: new Date(Date.now() - 60 * 86_400_000) });
     // 40 subscriptions of one owner, each with a delivery that hangs: more than the worker's 32 slots.
     const noisy = [];
     for (let i = 0; i < 40; i += 1) noisy.push(await subscribe(dead.url, { owner: noisyOwner }));

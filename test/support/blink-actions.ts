@@ -5,20 +5,21 @@ import assert from 'node:assert/strict';
 import { beforeEach } from 'node:test';
 import { eq } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
+import type { TestWallet } from '../../dev/support/wallet.js';
 import type { Database } from '../../src/storage/database.js';
 import { blinks, overrides } from '../../src/storage/schema/index.js';
 import {
-  type ApprovalRequest,
-  type ApprovalRequestOptions,
   BLINKS_BASE_URL,
-  seedApprovalRequest,
-} from './approval-requests.js';
+  type SeededOverride,
+  type SeededOverrideOptions,
+  seedOverride,
+} from './seeded-overrides.js';
 import { type TestApps, useTestApps } from './test-apps.js';
 
 export const DEVNET_ID = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 
 /** The request the Action tests act on: vault "Ops budget", 42½ minutes left, the blocked attempt stored. */
-export const OPS_BUDGET_REQUEST: ApprovalRequestOptions = {
+export const OPS_BUDGET_REQUEST: SeededOverrideOptions = {
   name: 'Ops budget',
   expiresInMs: 42 * 60_000 + 30_000,
   withBlockedTransaction: true,
@@ -33,17 +34,27 @@ export interface BlinkApps {
   readonly apps: TestApps;
   readonly clock: TestClock;
   /** A funded vault with a blocked transfer, pending since a minute before the clock's now. */
-  seed(options?: ApprovalRequestOptions): Promise<ApprovalRequest>;
+  seed(options?: SeededOverrideOptions): Promise<SeededOverride>;
   /** A POST to the file app. */
   post(url: string, payload: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /** A POST carrying `wallet`'s auth headers, its message bound to this very request (Blinks host). */
+  postSigned(
+    url: string,
+    payload: unknown,
+    wallet: TestWallet,
+    options?: { timestampMs?: number },
+  ): Promise<LightMyRequestResponse>;
 }
+
+/** The Domain line of messages signed for the Blink tests' app. */
+const BLINKS_DOMAIN = new URL(BLINKS_BASE_URL).host;
 
 /**
  * Registers the file's hooks: the database, the fake validator and one app (PUBLIC_BASE_URL the Blinks host,
  * rate limits off, `env` added) for the file; `seed` adds its options under each seed's.
  */
 export function useBlinkApps(
-  options: { env?: Record<string, string>; seed?: ApprovalRequestOptions } = {},
+  options: { env?: Record<string, string>; seed?: SeededOverrideOptions } = {},
 ): BlinkApps {
   const clock: TestClock = { nowMs: Date.now(), now: () => new Date(clock.nowMs) };
   const apps = useTestApps({
@@ -55,16 +66,25 @@ export function useBlinkApps(
   beforeEach(() => {
     clock.nowMs = Date.now();
   });
+  const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
+    apps.app.inject({ method: 'POST', url, payload: payload as object, headers });
   return {
     apps,
     clock,
     seed: (more = {}) =>
-      seedApprovalRequest(
+      seedOverride(
         { fake: apps.chain, db: apps.db, nowMs: clock.nowMs, publicBaseUrl: BLINKS_BASE_URL },
         { ...options.seed, ...more },
       ),
-    post: (url, payload, headers = {}) =>
-      apps.app.inject({ method: 'POST', url, payload: payload as object, headers }),
+    post,
+    postSigned: (url, payload, wallet, { timestampMs } = {}) => {
+      const request = { method: 'POST', path: url, body: payload, domain: BLINKS_DOMAIN };
+      return post(
+        url,
+        payload,
+        wallet.authHeaders({ request, ...(timestampMs === undefined ? {} : { timestampMs }) }),
+      );
+    },
   };
 }
 

@@ -38,7 +38,8 @@ function slackMrkdwnProblems(text: string): string[] {
 export function validateSlackBody(body: unknown): string[] {
   const { problems, check, keys, text } = checker();
   if (!isObject(body)) return ['body: not an object'];
-  keys(body, ['text', 'blocks'], 'body');
+  keys(body, ['text', 'mrkdwn', 'blocks'], 'body');
+  if (body.mrkdwn !== undefined) check(typeof body.mrkdwn === 'boolean', 'mrkdwn: not a boolean');
   text(body.text, 40_000, 'text');
   if (typeof body.text === 'string') problems.push(...slackMrkdwnProblems(body.text));
   check(Array.isArray(body.blocks) && body.blocks.length >= 1 && body.blocks.length <= 50, 'blocks: 1..50');
@@ -57,6 +58,15 @@ export function validateSlackBody(body: unknown): string[] {
         text(t.text, 3000, `${where}.text.text`);
         if (typeof t.text === 'string') problems.push(...slackMrkdwnProblems(t.text));
       }
+    } else if (block.type === 'header') {
+      keys(block, ['type', 'text', 'block_id'], where);
+      problems.push(...slackPlainTextProblems(block.text, 150, `${where}.text`));
+    } else if (block.type === 'context') {
+      keys(block, ['type', 'elements', 'block_id'], where);
+      const elements = Array.isArray(block.elements) ? block.elements : [];
+      check(elements.length >= 1 && elements.length <= 10, `${where}.elements: 1..10`);
+      for (const [j, element] of elements.entries())
+        problems.push(...slackPlainTextProblems(element, 3000, `${where}.elements[${j}]`));
     } else if (block.type === 'actions') {
       keys(block, ['type', 'elements', 'block_id'], where);
       const elements = Array.isArray(block.elements) ? block.elements : [];
@@ -67,6 +77,15 @@ export function validateSlackBody(body: unknown): string[] {
       problems.push(`${where}: unexpected block type ${String(block.type)}`);
     }
   }
+  return problems;
+}
+
+function slackPlainTextProblems(value: unknown, max: number, where: string): string[] {
+  const { problems, check, keys, text } = checker();
+  if (!isObject(value)) return [`${where}: not an object`];
+  keys(value, ['type', 'text', 'emoji'], where);
+  check(value.type === 'plain_text', `${where}: not plain_text`);
+  text(value.text, max, `${where}.text`);
   return problems;
 }
 
@@ -157,7 +176,8 @@ function discordEmbedProblems(embed: unknown, where: string): string[] {
 
 /** What Discord shows of markdown text: backslash escapes removed, code spans unwrapped. */
 export const renderDiscord = (markdown: string): string =>
-  markdown.replace(/`([^`]*)`/g, '$1').replace(/\\([^A-Za-z0-9\s])/g, '$1');
+  // A code span opens on a backtick no backslash escapes (an escaped one is a character shown as typed).
+  markdown.replace(/(?<!\\)`([^`\\]*)`/g, '$1').replace(/\\([^A-Za-z0-9\s])/g, '$1');
 
 /** Markdown characters that would change the text unless escaped (after removing our escapes and code spans). */
 export function discordUnescaped(markdown: string): string[] {

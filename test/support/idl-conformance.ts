@@ -17,7 +17,7 @@ import {
 const { BN, BorshCoder } = anchor;
 
 export const idl = JSON.parse(
-  readFileSync(new URL('../../dev/validator/vault-program.idl.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../program/vault-program.idl.json', import.meta.url), 'utf8'),
 ) as Idl;
 export const coder = new BorshCoder(idl);
 export const PROGRAM_ID = idl.address;

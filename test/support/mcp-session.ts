@@ -161,8 +161,11 @@ export async function exerciseReadTools(client: Client, b: BlockedTransfer): Pro
   assert.equal(list.data.total, 1, list.text);
   assert.equal(list.data.transactions[0].amount, String(b.amount));
   assert.equal(list.data.transactions[0].blockReason, 'exceeded_daily_limit');
+  // The agent names its blocked transfer by the signature the list gives it.
+  const listed = list.data.transactions[0].signature;
+  assert.equal(listed, b.signature, 'a blocked transfer is listed with its signature');
 
-  const approval = await callTool(client, 'get_approval', { vault: b.vault, signature: b.signature });
+  const approval = await callTool(client, 'get_approval', { vault: b.vault, signature: listed });
   assert.equal(approval.data.status, 'pending', approval.text);
   assert.equal(approval.data.amount, String(b.amount));
   assert.equal(approval.data.destination, b.destination);
@@ -194,7 +197,10 @@ export async function waitThroughDecision(
   return { data: result.structuredContent as Structured, text: textOf(result), progress };
 }
 
-/** Bad arguments and an unknown vault are tool results with isError and the API's message. */
+/**
+ * Bad arguments (checked by the tool's input schema before any call is built) and an unknown vault (the
+ * API's message) are tool results with isError naming what is wrong.
+ */
 export async function assertToolErrors(client: Client, b: BlockedTransfer): Promise<void> {
   const badAmount = await callTool(client, 'check_transfer', {
     vault: b.vault,
@@ -202,20 +208,20 @@ export async function assertToolErrors(client: Client, b: BlockedTransfer): Prom
     amount: 'ten',
   });
   assert.equal(badAmount.result.isError, true);
-  assert.match(badAmount.text, /^amount: /);
+  assert.match(badAmount.text, /must be a whole number of lamports at amount/);
   const badDestination = await callTool(client, 'check_transfer', {
     vault: b.vault,
     destination: 'nope',
     amount: '1',
   });
   assert.equal(badDestination.result.isError, true);
-  assert.match(badDestination.text, /destination/);
+  assert.match(badDestination.text, /must be a base58 address \(32 bytes\) at destination/);
   const unknown = await callTool(client, 'get_budget', { vault: randomAddress() });
   assert.equal(unknown.result.isError, true);
   assert.equal(unknown.text, 'Vault not found');
   const badSignature = await callTool(client, 'get_approval', { vault: b.vault, signature: 'abc' });
   assert.equal(badSignature.result.isError, true);
-  assert.match(badSignature.text, /signature/);
+  assert.match(badSignature.text, /must be a base58 transaction signature \(64 bytes\) at signature/);
   const badLimit = await callTool(client, 'list_transactions', { vault: b.vault, limit: 500 });
   assert.equal(badLimit.result.isError, true);
   assert.match(badLimit.text, /limit/);

@@ -1,7 +1,8 @@
 // Runs a command under a parent that never reaps it (a shell that execs `sleep`), as late-reaping
 // container inits and supervisors do: once killed, the command stays a zombie while the parent lives.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { spawnForTest } from './child-process.js';
 import { waitFor } from './wait.js';
 
 export interface NonReapingParent {
@@ -18,27 +19,17 @@ export function spawnUnderNonReapingParent(
   env: NodeJS.ProcessEnv = process.env,
 ): NonReapingParent {
   const quoted = [command, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
-  const parent = spawn('sh', ['-c', `${quoted} & exec sleep 3600`], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so that stop() ends the command too.
-    detached: true,
-  });
+  // Its own process group (as every test child), so that stop() ends the command too.
+  const parent = spawnForTest('sh', ['-c', `${quoted} & exec sleep 3600`], { env });
   const output: string[] = [];
   const collect = (chunk: Buffer) => output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-  parent.stdout!.on('data', collect);
-  parent.stderr!.on('data', collect);
-  const exited = new Promise<void>((resolve) => parent.once('exit', () => resolve()));
+  parent.child.stdout!.on('data', collect);
+  parent.child.stderr!.on('data', collect);
   return {
-    parent,
+    parent: parent.child,
     output,
     async stop() {
-      if (parent.exitCode === null && parent.signalCode === null) {
-        try {
-          process.kill(-parent.pid!, 'SIGKILL');
-        } catch {}
-      }
-      await exited;
+      await parent.stop('SIGKILL');
     },
   };
 }

@@ -1,12 +1,12 @@
-// vaultkeeper/client's counterpart: the service on a real socket on 127.0.0.1 (its ingestor on the fake
+// @vaultkeeper/client's counterpart: the service on a real socket on 127.0.0.1 (its ingestor on the fake
 // validator, a fresh one per test), the requests the socket saw, and an optional stand-in answer.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'node:test';
 import type { Address } from '@solana/kit';
+import { type ClientOptions, createVaultkeeperClient, VaultkeeperError } from '@vaultkeeper/client';
 import type { FastifyInstance } from 'fastify';
-import { type ClientOptions, createVaultkeeperClient, VaultkeeperError } from 'vaultkeeper/client';
 import type { TestWallet } from '../../dev/support/wallet.js';
 import { buildApp } from '../../src/app.js';
 import { type IngestionHarness, SOL, useIngestionHarness } from './ingestion-harness.js';

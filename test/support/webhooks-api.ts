@@ -60,7 +60,7 @@ export function useWebhookApi(): WebhookApiHarness {
     const response = await (target ?? state.app).inject({
       method: method as 'GET',
       url,
-      headers: wallet === null ? {} : wallet.authHeaders(),
+      headers: wallet === null ? {} : wallet.authHeaders({ request: { method, path: url, body } }),
       ...(body === undefined ? {} : { payload: body as Record<string, unknown> }),
     });
     return {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { getBase58Decoder } from '@solana/kit';
-import { buildSignMessageText as serverText } from '../../src/domain/actions/sign-message.js';
+import { buildSignMessageText as serverText } from '../../src/domain/approvals/sign-message.js';
 import { buildSignMessageText, decodeBase64, encodeBase58, encodeBase64 } from '../../web/encoding.js';
 
 describe('owner page encodings', () => {

@@ -1,7 +1,7 @@
-// Approval requests: how a call names exactly one, and the methods that decide on one (`approvals`) or
-// speak the Blink protocol (`actions`). Every transfer blocked before the owner acts announces the same
+// Deciding on an override: how a call names exactly one, the methods of the owner's decision (`approvals`),
+// and the Blink transport (`actions`). Every transfer blocked before the owner acts announces the same
 // nonce, so `{ vault, nonce }` alone names the first of them, which may not be the one the caller means.
-import type { CallOptions, Transport } from './transport.js';
+import { type CallOptions, pathSegment as seg, type Transport } from './transport.js';
 import type {
   ActionMetadata,
   ActionPostRequest,
@@ -26,16 +26,16 @@ export interface OverrideAddress {
   transfer?: string | undefined;
 }
 
-/** A request named by its blocked transfer's signature (`transferSignature`): it names no other. */
-export interface ApprovalByTransfer {
+/** An override named by its blocked transfer's signature (`transferSignature`): it names no other. */
+export interface OverrideByTransfer {
   vault: string;
   nonce: Nonce;
   transfer: string;
   first?: undefined;
 }
 
-/** The first request that announced `nonce` in the vault, chosen on purpose (its address has no transfer). */
-export interface FirstApprovalOfNonce {
+/** The first override that announced `nonce` in the vault, chosen on purpose (its address has no transfer). */
+export interface FirstOverrideOfNonce {
   vault: string;
   nonce: Nonce;
   first: true;
@@ -46,11 +46,17 @@ export interface FirstApprovalOfNonce {
 export type OverrideReference = Pick<Override, 'vault' | 'nonce' | 'transferSignature' | 'blinkUrl'>;
 
 /**
- * The one approval request a decision is about: `{ vault, nonce, transfer }`, the override object the
- * API returned, or `{ vault, nonce, first: true }`. `{ vault, nonce }` alone does not compile (and is
- * refused at run time): it would address the nonce's first request, whatever the caller listed.
+ * The one override a decision is about: `{ vault, nonce, transfer }`, the override object the API
+ * returned, or `{ vault, nonce, first: true }`. `{ vault, nonce }` alone does not compile (and is
+ * refused at run time): it would address the nonce's first override, whatever the caller listed.
  */
-export type ApprovalRequest = ApprovalByTransfer | FirstApprovalOfNonce | OverrideReference;
+export type OverrideTarget = OverrideByTransfer | FirstOverrideOfNonce | OverrideReference;
+/** @deprecated Use `OverrideTarget`. */
+export type ApprovalRequest = OverrideTarget;
+/** @deprecated Use `OverrideByTransfer`. */
+export type ApprovalByTransfer = OverrideByTransfer;
+/** @deprecated Use `FirstOverrideOfNonce`. */
+export type FirstApprovalOfNonce = FirstOverrideOfNonce;
 
 /** The resolved address: `transfer` undefined only for the nonce's first request. */
 interface ResolvedAddress {
@@ -60,9 +66,7 @@ interface ResolvedAddress {
 }
 
 const AMBIGUOUS =
-  'needs the approval request named unambiguously: { vault, nonce, transfer } with the blocked transfer’s signature, the override object the API returned, or { vault, nonce, first: true } for the first request that announced this nonce';
-
-const seg = (value: Nonce) => encodeURIComponent(String(value));
+  'needs the override named unambiguously: { vault, nonce, transfer } with the blocked transfer’s signature, the override object the API returned, or { vault, nonce, first: true } for the first override that announced this nonce';
 
 /** The transfer an override's blinkUrl carries (`?transfer=`), after checking it is that override's. */
 function transferOfLink(link: string, vault: string, nonce: string, what: string): string | undefined {
@@ -74,13 +78,13 @@ function transferOfLink(link: string, vault: string, nonce: string, what: string
   }
   const [linkNonce, linkVault] = url.pathname.split('/').reverse().map(decodeURIComponent);
   if (linkVault !== vault || linkNonce !== nonce) {
-    throw new TypeError(`${what}: the override's blinkUrl names another request than its vault and nonce`);
+    throw new TypeError(`${what}: the override's blinkUrl names another override than its vault and nonce`);
   }
   return url.searchParams.get('transfer') ?? undefined;
 }
 
-/** The address of the request a decision names; a TypeError (nothing sent) when it could name another. */
-export function resolveApprovalRequest(request: ApprovalRequest, what: string): ResolvedAddress {
+/** The address of the override a decision names; a TypeError (nothing sent) when it could name another. */
+export function resolveOverrideTarget(request: OverrideTarget, what: string): ResolvedAddress {
   // Read as plain data: JavaScript callers may pass anything.
   const r = (typeof request === 'object' && request !== null ? request : {}) as Record<string, unknown>;
   const nonce = r.nonce;
@@ -107,11 +111,11 @@ export function resolveApprovalRequest(request: ApprovalRequest, what: string): 
 }
 
 function decisionRoutes(t: Transport) {
-  /** A POST to one request's Action route; a request that could be another is refused before sending. */
+  /** A POST to one override's Action route; a target that could be another is refused before sending. */
   const post =
     <T>(rest: string, auth: 'optional' | 'none') =>
-    async (what: string, request: ApprovalRequest, body: unknown, o: CallOptions) => {
-      const at = resolveApprovalRequest(request, what);
+    async (what: string, request: OverrideTarget, body: unknown, o: CallOptions) => {
+      const at = resolveOverrideTarget(request, what);
       return t.request<T>({
         method: 'POST',
         path: `/api/actions/${seg(at.vault)}/${seg(at.nonce)}${rest}`,
@@ -130,8 +134,8 @@ function decisionRoutes(t: Transport) {
   };
 }
 
-/** The request and the deciding wallet, in one object: `{ ...override, account }` or `{ vault, nonce, transfer, account }`. */
-export type ApprovalInput<Extra = object> = ApprovalRequest & { account: string } & Extra;
+/** The override and the deciding wallet, in one object: `{ ...override, account }` or `{ vault, nonce, transfer, account }`. */
+export type ApprovalInput<Extra = object> = OverrideTarget & { account: string } & Extra;
 
 /** The longest the service holds one request (its waitMs maximum). */
 const MAX_HOLD_MS = 50_000;
@@ -146,27 +150,27 @@ function agentMethods(t: Transport) {
       ...o,
     });
   return {
-    /** The approval the blocked transfer with this signature asked for, as of now. */
+    /** The approval of the blocked transfer with this signature (the decision on its override), as of now. */
     get: (query: ApprovalQuery, o: CallOptions = {}) => read(query, 0, o),
     /**
-     * Resolves once the owner decided (approved, executed, rejected) or the request expired, or with
+     * Resolves once the owner decided (approved, executed, rejected) or the override expired, or with
      * `pending` when `timeoutMs` (default 60 s) passes; `none` at once for a transfer that asked for
-     * no approval. The service holds each request until something changes, so waiting costs about one
-     * request a minute, and the answer comes within a second of the decision.
+     * no approval or that the service has not seen (amount null: ask again once it is ingested). The
+     * service holds each request until something changes, so waiting costs about one request a
+     * minute, and the answer comes within a second of the decision.
      */
     wait: async ({ timeoutMs = 60_000, signal, ...query }: ApprovalWaitOptions): Promise<Approval> => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const left = Math.max(0, deadline - Date.now());
         const approval = await read(query, Math.min(left, MAX_HOLD_MS), { signal });
-        const unseen = approval.status === 'none' && approval.amount === null;
-        if ((approval.status !== 'pending' && !unseen) || Date.now() >= deadline) return approval;
+        if (approval.status !== 'pending' || Date.now() >= deadline) return approval;
       }
     },
   };
 }
 
-/** Deciding on one approval request: see what approving signs, approve, confirm, or reject. */
+/** The owner's decision on one override: see what approving signs, approve, confirm, or reject; and an agent's wait for it. */
 export function approvalMethods(t: Transport) {
   const routes = decisionRoutes(t);
   return {
@@ -176,7 +180,7 @@ export function approvalMethods(t: Transport) {
      * units, fees and balance changes, or why it would fail (`simulationError`). Nothing is signed.
      */
     preview: async (input: ApprovalInput, o: CallOptions = {}) => {
-      const at = resolveApprovalRequest(input, 'approvals.preview');
+      const at = resolveOverrideTarget(input, 'approvals.preview');
       return t.request<TransactionPreview>({
         method: 'GET',
         path: `/api/overrides/${seg(at.vault)}/${seg(at.nonce)}/preview`,
@@ -184,7 +188,7 @@ export function approvalMethods(t: Transport) {
         ...o,
       });
     },
-    /** The unsigned transaction approving this request and executing its transfer, for `account` to sign. */
+    /** The unsigned transaction approving this override and executing its transfer, for `account` to sign. */
     approve: (input: ApprovalInput, o: CallOptions = {}) =>
       routes.approve('approvals.approve', input, { account: input.account }, o),
     /** After sending the approve transaction: reads it from the cluster → the completed Action. */
@@ -204,13 +208,13 @@ export function approvalMethods(t: Transport) {
   };
 }
 
-/** The Blink protocol: actions.json, an override's Action metadata, and (deprecated) its POSTs. */
+/** The Blink transport: actions.json, an override's Action metadata, and (deprecated) its decision POSTs. */
 export function actionMethods(t: Transport) {
   const routes = decisionRoutes(t);
   return {
     /** actions.json: which URLs of the host are Action APIs. */
     rules: (o: CallOptions = {}) => t.request<ActionsJson>({ method: 'GET', path: '/actions.json', ...o }),
-    /** The Blink metadata of an override (`{ vault, nonce }` reads the nonce's first request). */
+    /** The Blink metadata of an override (`{ vault, nonce }` reads the nonce's first override). */
     get: (at: OverrideAddress, o: CallOptions = {}) =>
       t.request<ActionMetadata>({
         method: 'GET',
@@ -218,14 +222,14 @@ export function actionMethods(t: Transport) {
         query: { transfer: at.transfer },
         ...o,
       }),
-    /** @deprecated Use `approvals.approve({ ...request, account })`. */
-    approve: (at: ApprovalRequest, body: ActionPostRequest, o: CallOptions = {}) =>
+    /** @deprecated Use `approvals.approve({ ...override, account })`. */
+    approve: (at: OverrideTarget, body: ActionPostRequest, o: CallOptions = {}) =>
       routes.approve('actions.approve', at, body, o),
-    /** @deprecated Use `approvals.reject({ ...request, account })`. */
-    reject: (at: ApprovalRequest, body: ActionPostRequest, o: CallOptions = {}) =>
+    /** @deprecated Use `approvals.reject({ ...override, account })`. */
+    reject: (at: OverrideTarget, body: ActionPostRequest, o: CallOptions = {}) =>
       routes.reject('actions.reject', at, body, o),
-    /** @deprecated Use `approvals.confirmReject({ ...request, account, signature, data, state })`. */
-    confirmReject: (at: ApprovalRequest, body: ConfirmRejectBody, o: CallOptions = {}) =>
+    /** @deprecated Use `approvals.confirmReject({ ...override, account, signature, data, state })`. */
+    confirmReject: (at: OverrideTarget, body: ConfirmRejectBody, o: CallOptions = {}) =>
       routes.confirmReject('actions.confirmReject', at, body, o),
   };
 }

@@ -1,10 +1,13 @@
 // @vaultkeeper/client: a typed method for every API route, on fetch (Node 20+, browsers, edge runtimes).
+import { agentMethods } from './agents.js';
 import { actionMethods, approvalMethods, type OverrideAddress } from './approvals.js';
+import { exportMethods } from './exports.js';
 import { type EventStreamOptions, followEvents } from './live-feed.js';
 import {
   type CallOptions,
   createTransport,
   type Query,
+  pathSegment as seg,
   type Transport,
   type TransportOptions,
 } from './transport.js';
@@ -14,6 +17,8 @@ import type {
   AnalyticsQuery,
   ApiKeyList,
   ApiKeyWithKey,
+  AuditPage,
+  AuditQuery,
   AuthVerifyResponse,
   Budget,
   CreateApiKeyBody,
@@ -54,16 +59,33 @@ import type {
 } from './types.js';
 
 export { FEED_EVENTS, isFeedEventName } from '@vaultkeeper/webhooks';
+export type {
+  AgentTransferInput,
+  AgentTransferOutcome,
+  KitTransaction,
+  KitTransactionSigner,
+} from './agents.js';
+export { signWireTransaction } from './agents.js';
 export { formatSol } from './amounts.js';
 export type {
   ApprovalByTransfer,
   ApprovalInput,
   ApprovalRequest,
   FirstApprovalOfNonce,
+  FirstOverrideOfNonce,
   OverrideAddress,
+  OverrideByTransfer,
   OverrideReference,
+  OverrideTarget,
 } from './approvals.js';
 export { fromBase58, toBase58 } from './encoding.js';
+export type {
+  ExportedAuditEntry,
+  ExportedOverride,
+  ExportedTransaction,
+  ExportFile,
+  ExportKind,
+} from './exports.js';
 export type { EventStreamOptions } from './live-feed.js';
 export type { KitMessagePartialSigner, MessageSigner, WalletStandardSignMessage } from './signers.js';
 export { fromKitSigner, fromSecretKey, fromWalletStandard } from './signers.js';
@@ -79,7 +101,7 @@ export {
 
 /** The transaction detail (GET /api/transactions/:key, by a list item's id or by signature). */
 export type Transaction = TransactionDetail;
-/** An override request (kept under the name earlier releases used). */
+/** @deprecated Use `Override`. */
 export type OverrideRequest = Override;
 
 /** Page-less list queries: the iterators walk every page themselves (`limit` sets their page size). */
@@ -95,8 +117,6 @@ async function* walk<Item>(
     if (page >= pagination.pages || items.length === 0) return;
   }
 }
-
-const seg = (value: string | number | bigint) => encodeURIComponent(String(value));
 
 function vaultMethods(t: Transport) {
   const list = (query: VaultListQuery = {}, o: CallOptions = {}) =>
@@ -128,7 +148,7 @@ function vaultMethods(t: Transport) {
         auth: 'required',
         ...o,
       }),
-    /** What the vault's agent may still send, until when, and the owner's open approvals; read from the chain. */
+    /** What the vault's agent may still send, until when, and the vault's pending overrides; read from the chain. */
     budget: (vault: string, o: CallOptions = {}) =>
       t.request<Budget>({ method: 'GET', path: `/api/vaults/${seg(vault)}/budget`, ...o }),
     /** The vault's alert settings (owner only). */
@@ -201,9 +221,9 @@ function overrideMethods(t: Transport) {
         const { overrides, pagination } = await list({ ...query, page }, o);
         return { items: overrides, pagination };
       }),
-    /** One page of the owner's open approvals (pending, not expired) across their vaults, newest first. */
+    /** One page of the owner's pending overrides (not expired) across their vaults, newest first. */
     pending: (query: PendingOverrideQuery, o: CallOptions = {}) => list({ ...query, status: 'pending' }, o),
-    /** Every open approval of the owner, across pages. */
+    /** Every pending override of the owner, across pages. */
     allPending: (query: Walk<PendingOverrideQuery>, o: CallOptions = {}) =>
       walk(async (page) => {
         const { overrides, pagination } = await list({ ...query, status: 'pending', page }, o);
@@ -297,6 +317,20 @@ function apiKeyMethods(t: Transport) {
   };
 }
 
+function auditMethods(t: Transport) {
+  return {
+    /** A page of the owner's audit trail, newest first; pass `pagination.next` as `before` for the next. */
+    list: (query: AuditQuery = {}, o: CallOptions = {}) =>
+      t.request<AuditPage>({
+        method: 'GET',
+        path: '/api/audit',
+        query: query as Query,
+        auth: 'required',
+        ...o,
+      }),
+  };
+}
+
 function analyticsMethods(t: Transport) {
   /** Today's figures of one vault: balance, spent today, utilization. */
   function realtime(query: RealtimeQuery, o?: CallOptions): Promise<Realtime>;
@@ -346,7 +380,12 @@ export function createVaultkeeperClient(options: TransportOptions) {
     analytics: analyticsMethods(t),
     webhooks: webhookMethods(t),
     apiKeys: apiKeyMethods(t),
+    /** Owners' exports (CSV or JSON Lines), streamed. */
+    exports: exportMethods(t),
+    audit: auditMethods(t),
     approvals: approvalMethods(t),
+    /** An agent's transfers: built by the service, signed by the caller's key, relayed and confirmed. */
+    agents: agentMethods(t),
     actions: actionMethods(t),
     events: {
       /**

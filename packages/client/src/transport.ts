@@ -20,6 +20,21 @@ export class VaultkeeperError extends Error {
   }
 }
 
+/**
+ * One path segment of a call, percent-encoded (`/`, `?`, `#`, `%` stay inside it). An empty one, `.`
+ * or `..` is refused (VALIDATION_ERROR, nothing sent): a URL resolves them away, which would send the
+ * call to another route.
+ */
+export function pathSegment(value: string | number | bigint): string {
+  const text = String(value);
+  if (text === '' || text === '.' || text === '..') {
+    throw new VaultkeeperError('VALIDATION_ERROR', `${JSON.stringify(text)} is not a path segment`, 0, {
+      value: text,
+    });
+  }
+  return encodeURIComponent(text);
+}
+
 export interface TransportOptions {
   /** The service's PUBLIC_BASE_URL: its host is the Domain every signature names. */
   baseUrl: string;

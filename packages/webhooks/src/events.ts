@@ -4,6 +4,7 @@
 export const WEBHOOK_EVENTS = [
   'transaction.executed',
   'transaction.blocked',
+  'transaction.dropped',
   'override.created',
   'override.approved',
   'override.executed',
@@ -44,13 +45,15 @@ export function isWebhookEventName(name: string): name is WebhookEventName {
 /**
  * Names the live feed gives events: the same words as webhooks for every event the chain emits, the
  * program's fee events, and `program.unknown` for an event the service could not decode.
- * The alerts carry no program event: their `programEvent` is null.
+ * The alerts and `transaction.dropped` (the cluster abandoned a transaction the service had applied)
+ * carry no program event: their `programEvent` is null.
  * (`override.executed` and `override.rejected` are webhook-only: the first arrives on the feed as the
  * `transaction.executed` it comes with, the second happens off-chain.)
  */
 export const FEED_EVENTS = [
   'transaction.executed',
   'transaction.blocked',
+  'transaction.dropped',
   'override.created',
   'override.approved',
   'vault.created',

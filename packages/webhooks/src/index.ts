@@ -37,6 +37,7 @@ export interface WebhookEventData {
     signature: string | null;
   };
   'transaction.executed': Transaction;
+  'transaction.dropped': TransactionDropped;
   'override.created': Override;
   'override.approved': Override;
   'override.executed': Override;
@@ -50,6 +51,18 @@ export interface WebhookEventData {
   'override.expiring': Override & { minutesLeft: number };
   'override.expired': Override;
   'webhook.test': { webhook: string; vault: string | null; message: string };
+}
+
+/**
+ * The cluster dropped a transaction the service had applied at `confirmed` (its slot died, or it never
+ * finalized): what it did left every list, total and metric. Sent once per vault it named.
+ */
+export interface TransactionDropped {
+  signature: string;
+  slot: number;
+  vault: string;
+  /** The status its transfer had (`executed` or `blocked`); null when it made no transfer. */
+  previousStatus: 'executed' | 'blocked' | 'pending' | null;
 }
 
 /** An executed transfer took the window's spending to `threshold` % of the daily limit or beyond. */

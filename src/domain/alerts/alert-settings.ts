@@ -4,6 +4,7 @@ import { type ValidationIssue, validationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Queryable } from '../../storage/database.js';
 import { type VaultAlertSettingsRow, vaultAlertSettings } from '../../storage/schema/index.js';
+import { type AuditStamp, recordDone } from '../audit/audit-service.js';
 import { assertVaultOwner } from '../auth/ownership.js';
 import { getVaultRow } from '../vaults/vault-reads.js';
 
@@ -78,6 +79,7 @@ export function createAlertSettingsService(deps: AlertSettingsServiceDeps) {
       wallet: string,
       vault: string,
       input: AlertSettingsInput,
+      audit?: AuditStamp | null,
     ): Promise<AlertSettings> {
       const row = await getVaultRow(deps.db, vault);
       assertVaultOwner(wallet, row.authority);
@@ -92,11 +94,15 @@ export function createAlertSettingsService(deps: AlertSettingsServiceDeps) {
         expiryWarningMinutes: next.expiryWarningMinutes,
         updatedAt: deps.clock.now(),
       };
-      const [saved] = await deps.db
-        .insert(vaultAlertSettings)
-        .values(values)
-        .onConflictDoUpdate({ target: vaultAlertSettings.vaultId, set: values })
-        .returning();
+      const saved = await deps.db.transaction(async (tx) => {
+        const [written] = await tx
+          .insert(vaultAlertSettings)
+          .values(values)
+          .onConflictDoUpdate({ target: vaultAlertSettings.vaultId, set: values })
+          .returning();
+        await recordDone(tx, audit, { target: `vault:${row.address}`, vault: row.address }, values.updatedAt);
+        return written;
+      });
       return toAlertSettings(saved);
     },
   };

@@ -2,14 +2,15 @@
 // row of the live feed and the webhook outbox's deliveries, all in the caller's transaction.
 import type { AlertEventName } from '@vaultkeeper/webhooks';
 import { sql } from 'drizzle-orm';
-import type { Tx } from '../../storage/database.js';
-import { jsonRows, rowsOf } from '../ingestion/event-log.js';
+import { queryRows, type Tx } from '../../storage/database.js';
+import { jsonRows } from '../ingestion/event-log.js';
 import { takeFeedWriteLock } from '../live-feed/live-feed.js';
 import { enqueueWebhookEvent } from '../webhooks/outbox.js';
 
 /** One alert to send, with the mark that makes it unique per vault. */
 export interface AlertEvent {
-  name: AlertEventName;
+  /** An alert, or a dropped transaction (the feed and webhooks carry both alike). */
+  name: AlertEventName | 'transaction.dropped';
   vaultId: string;
   vault: string;
   authority: string;
@@ -24,14 +25,15 @@ export interface AlertEvent {
 /** Claims the marks of `alerts` (those already claimed are dropped) and writes the rest; returns them. */
 export async function claimAndWriteAlerts(tx: Tx, alerts: readonly AlertEvent[]): Promise<AlertEvent[]> {
   if (alerts.length === 0) return [];
-  const claimed = await rowsOf<{ vault_id: string; mark: string }>(
-    tx.execute(sql`
+  const claimed = await queryRows<{ vault_id: string; mark: string }>(
+    tx,
+    sql`
       insert into alert_marks (vault_id, mark, at)
       select r.vault_id, r.mark, r.at
       from json_to_recordset(${jsonRows(alerts.map((a) => ({ vault_id: a.vaultId, mark: a.mark, at: a.at })))}::json)
         as r(vault_id uuid, mark text, at timestamptz)
       on conflict do nothing
-      returning vault_id, mark`),
+      returning vault_id, mark`,
   );
   const won = new Set(claimed.map((c) => `${c.vault_id}|${c.mark}`));
   const fresh = alerts.filter((a) => won.has(`${a.vaultId}|${a.mark}`));

@@ -1,9 +1,8 @@
 // `override.expiring` and `override.expired`: found by a scheduled job any worker may run. Each is
 // claimed by its mark in the transaction that writes it, so two workers never both send one.
 import { eq, inArray, sql } from 'drizzle-orm';
-import type { Database } from '../../storage/database.js';
+import { type Database, queryRows } from '../../storage/database.js';
 import { overrides, vaults } from '../../storage/schema/index.js';
-import { rowsOf } from '../ingestion/event-log.js';
 import { toOverrideResource } from '../overrides/override-resource.js';
 import { DEFAULT_ALERT_SETTINGS } from './alert-settings.js';
 import { type AlertEvent, writeAlerts } from './alert-writes.js';
@@ -32,8 +31,9 @@ type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 async function claimBatch(tx: Tx, options: ExpiryAlertOptions): Promise<number> {
   const { now, limit = 200 } = options;
-  const claimed = await rowsOf<{ id: string; mark: string }>(
-    tx.execute(sql`
+  const claimed = await queryRows<{ id: string; mark: string }>(
+    tx,
+    sql`
       with due as (
         select o.id, o.vault_id,
                (case when o.expires_at <= ${now} then 'expired:' else 'expiring:' end) || o.id::text as mark
@@ -50,7 +50,7 @@ async function claimBatch(tx: Tx, options: ExpiryAlertOptions): Promise<number> 
         insert into alert_marks (vault_id, mark, at) select vault_id, mark, ${now} from fresh
         on conflict do nothing returning mark
       )
-      select f.id, f.mark from fresh f join won w on w.mark = f.mark`),
+      select f.id, f.mark from fresh f join won w on w.mark = f.mark`,
   );
   if (claimed.length === 0) return 0;
   const rows = await tx

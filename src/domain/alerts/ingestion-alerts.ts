@@ -1,9 +1,9 @@
 // The alerts ingestion derives from the transfers it applies, in the same transaction: budget thresholds
 // crossed by executed transfers, and velocity from the attempts' block times. Marks make each unique.
 import { sql } from 'drizzle-orm';
-import type { Tx } from '../../storage/database.js';
-import { jsonRows, rowsOf } from '../ingestion/event-log.js';
-import { WINDOW_SECONDS } from '../policy/vault-policy.js';
+import { queryRows, type Tx } from '../../storage/database.js';
+import { jsonRows } from '../ingestion/event-log.js';
+import { WINDOW_SECONDS } from '../policy/program-limits.js';
 import { type AlertSettings, toAlertSettings } from './alert-settings.js';
 import { type AlertEvent, claimAndWriteAlerts, writeAlerts } from './alert-writes.js';
 
@@ -50,13 +50,13 @@ export async function writeIngestionAlerts(
 }
 
 async function loadSettings(tx: Tx, vaultIds: string[]): Promise<Map<string, AlertSettings>> {
-  const rows = await rowsOf<{
+  const rows = await queryRows<{
     vault_id: string;
     budget_thresholds: number[];
     velocity_window_seconds: number | null;
     velocity_max_transfers: number | null;
     expiry_warning_minutes: number;
-  }>(tx.execute(sql`select * from vault_alert_settings where vault_id in ${vaultIds}`));
+  }>(tx, sql`select * from vault_alert_settings where vault_id in ${vaultIds}`);
   const byVault = new Map(
     rows.map((r) => [
       r.vault_id,
@@ -136,25 +136,27 @@ async function writeVelocityAlerts(
     at: a.at,
     window: settings.get(a.vaultId)!.velocity!.windowSeconds,
   }));
-  const counts = await rowsOf<VelocityCount>(
-    tx.execute(sql`
+  const counts = await queryRows<VelocityCount>(
+    tx,
+    sql`
       select p.vault_id, c.count, c.since
       from json_to_recordset(${jsonRows(probes)}::json) as p(vault_id uuid, at timestamptz, "window" int)
       cross join lateral (
         select count(*) as count, min(t.timestamp) as since from transactions t
         where t.vault_id = p.vault_id and t.status in ('executed', 'blocked')
-          and t.timestamp > p.at - make_interval(secs => p."window") and t.timestamp <= p.at) as c`),
+          and t.timestamp > p.at - make_interval(secs => p."window") and t.timestamp <= p.at) as c`,
   );
   const over = counts.filter((c) => Number(c.count) > settings.get(c.vault_id)!.velocity!.maxTransfers);
   for (const c of over) {
     const attempt = newest.get(c.vault_id)!;
     const velocity = settings.get(c.vault_id)!.velocity!;
-    const [claimed] = await rowsOf<{ vault_id: string }>(
-      tx.execute(sql`
+    const [claimed] = await queryRows<{ vault_id: string }>(
+      tx,
+      sql`
         insert into alert_marks (vault_id, mark, at) values (${c.vault_id}, 'velocity', ${attempt.at})
         on conflict (vault_id, mark) do update set at = excluded.at
         where alert_marks.at + make_interval(secs => ${velocity.windowSeconds}) <= excluded.at
-        returning vault_id`),
+        returning vault_id`,
     );
     if (claimed === undefined) continue;
     await writeAlerts(tx, [

@@ -1,11 +1,11 @@
 // Reads of an analytics range: rolled-up rows where the plan allows, live transactions elsewhere,
 // all in one statement (one round trip, one snapshot).
 import { type SQL, sql } from 'drizzle-orm';
-import type { Queryable } from '../../storage/database.js';
+import { type Queryable, queryRows } from '../../storage/database.js';
 import { GLOBAL_METRICS_KEY } from '../../storage/schema/metrics.js';
 import type { TimeRange } from './periods.js';
 import { buildReadPlan, getStoredCandidateDays, type LiveInterval, type ReadPlan } from './read-plan.js';
-import { queryRows, textArray } from './sql-helpers.js';
+import { textArray } from './sql-helpers.js';
 
 export interface DayFigures {
   executedCount: number;

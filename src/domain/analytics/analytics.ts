@@ -3,14 +3,13 @@ import { sql } from 'drizzle-orm';
 import type { ReadCache } from '../../cache/read-cache.js';
 import { CACHE_TTL, CROSS_VAULT_TAG, vaultTag } from '../../cache/tags.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Storage } from '../../storage/database.js';
+import { queryRows, type Storage } from '../../storage/database.js';
 import { vaultNotFound } from '../vaults/vault-reads.js';
 import { readRangeFigures } from './analytics-queries.js';
 import { buildAnalyticsReport } from './analytics-report.js';
 import type { AnalyticsReport, RealtimeReport } from './analytics-resource.js';
 import { type GroupBy, parseAnalyticsRange, toDay } from './periods.js';
 import { getRealtimeReport, type RealtimeDeps } from './realtime.js';
-import { queryRows } from './sql-helpers.js';
 
 export type { VaultWindow, VaultWindowDecoder } from './realtime.js';
 

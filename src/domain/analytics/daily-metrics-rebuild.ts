@@ -1,12 +1,12 @@
 // Rebuilds daily metrics of a day range from the raw event log (chain_events), the source of truth.
 import { type SQL, sql } from 'drizzle-orm';
 import { validationError } from '../../errors.js';
-import type { Database, Tx } from '../../storage/database.js';
+import { type Database, queryRows, type Tx } from '../../storage/database.js';
 import { GLOBAL_METRICS_KEY } from '../../storage/schema/metrics.js';
 import { rewriteDestinationBlocks } from './daily-metrics-rollup.js';
 import { MAX_BLOCK_LEVEL } from './day-blocks.js';
 import { addDays, dayStartMs, listDays, parseDateInput } from './periods.js';
-import { DAILY_METRICS_LOCK_KEY, queryRows } from './sql-helpers.js';
+import { DAILY_METRICS_LOCK_KEY } from './sql-helpers.js';
 
 /** Instruction names (as logged, or snake case) whose TransactionExecuted settles an approved override. */
 const OVERRIDE_EXECUTION = ['ExecuteApprovedOverride', 'execute_approved_override'];

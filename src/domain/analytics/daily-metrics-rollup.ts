@@ -2,10 +2,10 @@
 // and of each such day only the destinations marked dirty, so its work follows what changed.
 import { type SQL, sql } from 'drizzle-orm';
 import { isUuid } from '../../lib/uuid.js';
-import type { Database, Queryable } from '../../storage/database.js';
+import { type Database, type Queryable, queryRows } from '../../storage/database.js';
 import { GLOBAL_METRICS_KEY } from '../../storage/schema/metrics.js';
 import { getBlockStart, MAX_BLOCK_LEVEL } from './day-blocks.js';
-import { DAILY_METRICS_LOCK_KEY, queryRows, textArray, utcEnd, utcStart } from './sql-helpers.js';
+import { DAILY_METRICS_LOCK_KEY, textArray, utcEnd, utcStart } from './sql-helpers.js';
 
 export interface RollupResult {
   /** Dirty (vault or global, day) rows recomputed by this call. */

@@ -3,10 +3,10 @@ import type { Address, GetAccountInfoApi, GetBalanceApi, Rpc } from '@solana/kit
 import { sql } from 'drizzle-orm';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Queryable } from '../../storage/database.js';
+import { type Queryable, queryRows } from '../../storage/database.js';
+import { WINDOW_SECONDS } from '../policy/program-limits.js';
 import { vaultNotFound } from '../vaults/vault-reads.js';
 import type { RealtimeReport } from './analytics-resource.js';
-import { queryRows } from './sql-helpers.js';
 
 /** The daily window fields of a VaultConfig account. */
 export interface VaultWindow {
@@ -20,7 +20,10 @@ export interface VaultWindow {
  * Decodes the account at the vault address (null when it does not exist); throws when the account
  * is not a VaultConfig of the program. Passed in: the codec lives in chain/.
  */
-export type VaultWindowDecoder = (account: { owner: string; data: Uint8Array } | null) => VaultWindow | null;
+export type VaultWindowDecoder = (
+  account: { owner: string; data: Uint8Array } | null,
+  address: string,
+) => VaultWindow | null;
 
 export interface RealtimeDeps {
   readonly db: Queryable;
@@ -31,8 +34,6 @@ export interface RealtimeDeps {
   readonly chainTimeoutMs: number;
   readonly logger?: { warn(object: object, message: string): void };
 }
-
-const WINDOW_SECONDS = 86_400n;
 
 export async function getRealtimeReport(deps: RealtimeDeps, vaultAddress: string): Promise<RealtimeReport> {
   const [vault] = await queryRows<{ id: string; deposit_address: string }>(
@@ -117,7 +118,7 @@ async function readChain(
   }
   let window: VaultWindow | null;
   try {
-    window = deps.decodeVaultWindow(account);
+    window = deps.decodeVaultWindow(account, vaultAddress);
   } catch (error) {
     throw vaultNotFound(vaultAddress, 'not_a_vault_account', error);
   }

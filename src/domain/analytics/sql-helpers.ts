@@ -1,6 +1,5 @@
 // Small SQL helpers shared by the analytics queries.
 import { type SQL, sql } from 'drizzle-orm';
-import type { Queryable } from '../../storage/database.js';
 
 const SAFE_ELEMENT = /^[A-Za-z0-9*:._-]*$/;
 
@@ -13,11 +12,6 @@ export function textArray(values: readonly string[]): string {
     if (!SAFE_ELEMENT.test(value)) throw new Error(`unexpected array element ${JSON.stringify(value)}`);
   }
   return `{${values.map((v) => `"${v}"`).join(',')}}`;
-}
-
-export async function queryRows<T>(db: Queryable, query: SQL): Promise<T[]> {
-  const result = await db.execute(query);
-  return (result as unknown as { rows: T[] }).rows;
 }
 
 /** 00:00 UTC of a SQL date expression, whatever the session time zone. */

@@ -1,4 +1,4 @@
-// The approval resource: what became of the approval request a blocked transfer asked for, named by
+// The approval resource: the owner's decision on the override a blocked transfer asked for, named by
 // that transfer's signature (what an agent holds after a block), as the agents' routes and tools show it.
 import { type Static, Type } from 'typebox';
 import { NullableString } from '../../lib/json-schema.js';
@@ -13,20 +13,20 @@ export const Approval = Type.Object(
       type: 'string',
       enum: [...APPROVAL_STATUSES],
       description:
-        'pending: the owner has not decided; approved / executed: the owner let it through (executed: the transfer was sent); rejected; expired: pending past expiresAt, it can no longer be approved; none: no approval request for this transfer (not blocked, blocked for funds, or not seen yet)',
+        "the owner's decision on the transfer's override. pending: the owner has not decided; approved / executed: the owner let it through (executed: the transfer was sent); rejected; expired: pending past expiresAt, it can no longer be approved; none: no override for this transfer (not blocked, blocked for funds, or not seen yet)",
     }),
-    nonce: NullableString({ description: 'the override nonce of the request; null when status is none' }),
+    nonce: NullableString({ description: "the nonce of the transfer's override; null when status is none" }),
     amount: NullableString({
       description: 'lamports, decimal integer string; null when the transfer is unknown',
     }),
     destination: NullableString({ description: 'base58 address; null when the transfer is unknown' }),
     expiresAt: NullableString({
       format: 'date-time',
-      description: 'when the request can no longer be approved',
+      description: 'when the override can no longer be approved',
     }),
     blinkUrl: NullableString({
       format: 'uri',
-      description: 'its Blink (Solana Action): share it with the owner',
+      description: "the override's Blink (the Solana Action URL a wallet opens): share it with the owner",
     }),
     approvalUrl: NullableString({
       format: 'uri',
@@ -67,6 +67,8 @@ export function toApproval(override: OverrideResource | null, transfer: Transfer
   };
 }
 
-/** Settled: the owner decided, it expired, or the transfer is known to have asked for none. */
-export const isSettled = (approval: Approval, transferKnown: boolean): boolean =>
-  approval.status === 'none' ? transferKnown : approval.status !== 'pending';
+/**
+ * Settled: the owner decided, it expired, or there is no request to wait for (the transfer asked for
+ * none, or the service has not seen it: a wait on an unknown signature ends at once).
+ */
+export const isSettled = (approval: Approval): boolean => approval.status !== 'pending';

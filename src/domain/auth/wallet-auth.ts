@@ -3,8 +3,9 @@ import { hash } from 'node:crypto';
 import { AUTH_MESSAGE_PREFIX, requestBindingLines } from '@vaultkeeper/client/wire';
 import type { Cache } from '../../cache/cache.js';
 import { AppError } from '../../errors.js';
+import { decodeBase58 } from '../../lib/base58.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeBase58, publicKeyOf, verifyEd25519 } from '../../lib/ed25519.js';
+import { publicKeyOf, verifyEd25519 } from '../../lib/ed25519.js';
 import { createReplayGuard } from './replay-guard.js';
 import type { ClaimStore } from './replay-guard-store.js';
 
@@ -42,8 +43,11 @@ const FAILURE_MESSAGES: Readonly<Record<AuthFailureReason, string>> = {
   expired: 'Signed message timestamp is outside the accepted window',
   replayed: 'This signature was already used',
   wrong_request: 'Signed message names another request, body or domain than this one',
-  unbound_message: 'Signed message must name the request (Request, Body-SHA256 and Domain lines)',
+  unbound_message: 'Signed message must name its request',
 };
+
+/** Where docs/AUTH.md says how to bind a message to its request. */
+const BINDING_DOCS = 'docs/AUTH.md#binding-a-signature-to-its-request';
 
 /** SHA-256 of no bytes: the Body-SHA256 of a request without a body. */
 const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
@@ -71,6 +75,20 @@ function buildRequestBinding(request: SignedRequest, domain: string): string {
 
 function unauthorized(reason: AuthFailureReason): AppError {
   return new AppError('UNAUTHORIZED', FAILURE_MESSAGES[reason], { reason });
+}
+
+/**
+ * unbound_message says how to sign: the three lines a bound message adds after the timestamp, with
+ * the Domain this service expects, and where the docs describe them.
+ */
+function unboundMessage(domain: string): AppError {
+  return new AppError(
+    'UNAUTHORIZED',
+    `${FAILURE_MESSAGES.unbound_message}: after the Timestamp line add the lines ` +
+      '"Request: <METHOD> <path and query>", "Body-SHA256: <hex SHA-256 of the body bytes>" and ' +
+      `"Domain: ${domain}", each after a newline (see ${BINDING_DOCS})`,
+    { reason: 'unbound_message', expectedDomain: domain, docs: BINDING_DOCS },
+  );
 }
 
 /** wrong_request names the Domain this service expects: the usual cause is a client on another host name. */
@@ -149,7 +167,7 @@ export function createWalletAuth(deps: WalletAuthDeps) {
       const ageMs = deps.clock.now().getTime() - Number(stamp);
       if (ageMs > maxAgeMs || ageMs < -FUTURE_SKEW_MS) throw unauthorized('expired');
       if (newline === -1) {
-        if (deps.requireRequestBinding || options.requireBinding) throw unauthorized('unbound_message');
+        if (deps.requireRequestBinding || options.requireBinding) throw unboundMessage(deps.domain);
       } else {
         checkBinding(text.slice(newline + 1), request, deps.domain);
       }

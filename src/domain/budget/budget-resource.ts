@@ -51,11 +51,11 @@ export const Budget = Type.Object(
       description: 'destinations the agent may pay; empty = any destination',
     }),
     pendingApprovals: Type.Array(OverrideResource, {
-      description: 'open approval requests: pending and not expired by the Clock, newest first, at most 100',
+      description: 'pending overrides not expired by the Clock, newest first, at most 100',
     }),
     pendingApprovalsTotal: Type.Integer({
       minimum: 0,
-      description: 'how many open approval requests there are',
+      description: 'how many pending, unexpired overrides there are',
     }),
   },
   { title: 'Budget' },

@@ -65,7 +65,9 @@ export function createBudgetService(deps: BudgetServiceDeps) {
   }
 
   return {
-    /** What the agent may still send, until when, under which rules; and the owner's open approvals. */
+    /** The vault's chain state as of one slot (the relay reads its agent signer from it). */
+    getVaultState: readVault,
+    /** What the agent may still send, until when, under which rules; and the vault's pending overrides. */
     async getBudget(idOrAddress: string): Promise<Budget> {
       const state = await readVault(idOrAddress);
       const pending = await listOpenOverrides({

@@ -9,6 +9,7 @@ const HEARTBEAT_STALE_SECONDS = 30;
 
 interface StatusRow {
   status: string | null;
+  source: string | null;
   beat_age: number | string | null;
   behind: number | string | null;
   last_slot: number | string | null;
@@ -23,6 +24,7 @@ export function createDatabaseChainStatus(deps: {
   const staleAfter = deps.staleAfterSeconds ?? HEARTBEAT_STALE_SECONDS;
   const unknown: ChainHealth = {
     status: 'disconnected',
+    source: null,
     cluster: deps.cluster,
     lastSlot: null,
     lastEventAt: null,
@@ -34,7 +36,7 @@ export function createDatabaseChainStatus(deps: {
       try {
         // Each part is one index probe: the heartbeat row, max(slot), the newest event by slot.
         [row] = await deps.storage.rows<StatusRow>(sql`
-          select h.status,
+          select h.status, h.source,
                  extract(epoch from now() - h.beat_at)::float8 as beat_age,
                  extract(epoch from now() - h.behind_since)::float8 as behind,
                  (select max(slot) from chain_signatures) as last_slot,
@@ -61,8 +63,10 @@ export function createDatabaseChainStatus(deps: {
               : status === 'connected'
                 ? 0
                 : null;
+      const source = status !== 'disconnected' && (row.source === 'grpc' || row.source === 'websocket');
       return {
         status,
+        source: source ? (row.source as 'grpc' | 'websocket') : null,
         cluster: deps.cluster,
         lastSlot: row.last_slot === null ? null : Number(row.last_slot),
         lastEventAt: row.last_event_at === null ? null : new Date(row.last_event_at).toISOString(),

@@ -1,6 +1,8 @@
 /** What health reports about the chain feed. */
 export interface ChainHealth {
   status: 'connected' | 'connecting' | 'disconnected';
+  /** The live source the ingestor uses: the gRPC stream or the WebSocket log subscription (null when down). */
+  source: 'grpc' | 'websocket' | null;
   cluster: string;
   lastSlot: number | null;
   lastEventAt: string | null;
@@ -15,7 +17,14 @@ export interface ChainStatusSource {
 export function createDisconnectedChainStatus(cluster: string): ChainStatusSource {
   return {
     async get() {
-      return { status: 'disconnected', cluster, lastSlot: null, lastEventAt: null, lagSeconds: null };
+      return {
+        status: 'disconnected',
+        source: null,
+        cluster,
+        lastSlot: null,
+        lastEventAt: null,
+        lagSeconds: null,
+      };
     },
   };
 }

@@ -43,10 +43,14 @@ describe('readiness', () => {
     assert.deepEqual(Object.keys(result.checks), ['database', 'ingestor']);
     roleStatus.ingestor.state = 'active';
     assert.equal((await readiness.getReadiness()).status, 'not_ready');
-    Object.assign(roleStatus.ingestor, { feedConnected: true, feedEndpoint: 'https://rpc.example.com' });
+    Object.assign(roleStatus.ingestor, {
+      feedConnected: true,
+      feedEndpoint: 'https://rpc.example.com',
+      feedSource: 'websocket',
+    });
     result = await readiness.getReadiness();
     assert.equal(result.status, 'ready');
-    assert.match(result.checks.ingestor?.detail ?? '', /https:\/\/rpc\.example\.com/);
+    assert.match(result.checks.ingestor?.detail ?? '', /\(websocket\) via https:\/\/rpc\.example\.com/);
   });
 
   test('a worker is ready while its claims succeed and are recent', async () => {

@@ -52,7 +52,10 @@ export function createReadinessService(deps: ReadinessDeps) {
         return { ok: true, detail: 'standby: another process holds the ingestor lock' };
       if (status.state !== 'active') return { ok: false, detail: 'not running' };
       return status.feedConnected
-        ? { ok: true, detail: `holds the ingestor lock; live feed up via ${status.feedEndpoint}` }
+        ? {
+            ok: true,
+            detail: `holds the ingestor lock; live feed up (${status.feedSource}) via ${status.feedEndpoint}`,
+          }
         : { ok: false, detail: 'holds the ingestor lock; live feed down' };
     },
     worker: () => {

@@ -2,6 +2,7 @@
 // handlers' toolkit and the row helpers both speak these.
 import type { SolanaCluster } from '../../config.js';
 import type { AttemptFact, SpendFact } from '../alerts/ingestion-alerts.js';
+import type { AuditRecord } from '../audit/audit-service.js';
 import type { OutboxEvent } from '../webhooks/outbox.js';
 import type { BatchState } from './batch-state.js';
 import type { OverrideAccountState, VaultAccountRead } from './types.js';
@@ -38,4 +39,6 @@ export interface ProjectionOutput {
   /** Executed transfers and every transfer attempt: what the alerts are derived from. */
   spends: SpendFact[];
   attempts: AttemptFact[];
+  /** The owner's acts seen on chain (policy, pause/resume, approvals), for the audit trail. */
+  audits: AuditRecord[];
 }

@@ -47,6 +47,8 @@ export async function findAppliedSignatures(
 
 export interface Heartbeat {
   status: 'connected' | 'connecting' | 'disconnected';
+  /** The live source in use (`grpc` or `websocket`); null when stopped. */
+  source: 'grpc' | 'websocket' | null;
   instance: string;
   /** When the oldest signature known but not yet applied was first seen; null when caught up. */
   behindSince: Date | null;
@@ -61,6 +63,7 @@ export async function writeHeartbeat(db: Queryable, beat: Heartbeat): Promise<vo
       target: chainHeartbeats.name,
       set: {
         status: beat.status,
+        source: beat.source,
         instance: beat.instance,
         behindSince: beat.behindSince,
         beatAt: sql`now()`,

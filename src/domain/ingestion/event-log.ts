@@ -2,16 +2,13 @@
 // Rows travel as one JSON parameter expanded by json_to_recordset: one short statement however
 // large the batch, instead of thousands of bind parameters.
 import { sql } from 'drizzle-orm';
-import type { Tx } from '../../storage/database.js';
+import { queryRows, type Tx } from '../../storage/database.js';
 import { takeFeedWriteLock } from '../live-feed/live-feed.js';
 import type { ChainTransaction } from './types.js';
 
 /** One JSON text of rows: bigints as decimal strings, dates as ISO text. */
 export const jsonRows = (rows: readonly object[]): string =>
   JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
-
-export const rowsOf = async <T>(query: Promise<unknown>): Promise<T[]> =>
-  ((await query) as { rows: T[] }).rows;
 
 /** Marks the batch applied; returns the transactions not applied before, in order. */
 export async function markApplied(tx: Tx, batch: readonly ChainTransaction[]): Promise<ChainTransaction[]> {
@@ -23,14 +20,15 @@ export async function markApplied(tx: Tx, batch: readonly ChainTransaction[]): P
     event_count: t.events.length,
     truncated: t.truncated,
   }));
-  const inserted = await rowsOf<{ signature: string }>(
-    tx.execute(sql`
+  const inserted = await queryRows<{ signature: string }>(
+    tx,
+    sql`
       insert into chain_signatures (signature, slot, block_time, failed, event_count, truncated)
       select r.signature, r.slot, r.block_time, r.failed, r.event_count, r.truncated
       from json_to_recordset(${jsonRows(rows)}::json) as r(
         signature text, slot bigint, block_time timestamptz, failed boolean, event_count int, truncated boolean)
       on conflict do nothing
-      returning signature`),
+      returning signature`,
   );
   const fresh = new Set(inserted.map((r) => r.signature));
   const seen = new Set<string>();

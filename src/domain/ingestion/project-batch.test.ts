@@ -249,7 +249,7 @@ describe('projectBatch', () => {
   });
 });
 
-describe('one approval request per blocked transfer', () => {
+describe('one override per blocked transfer', () => {
   const DEST_B = 'DestB11111111111111111111111111111111111111';
   const reads = { [VAULT]: { slot: 1, state: account(), depositAddress: 'Dep' } };
   const blocked = (slot: number, amount: bigint, destination = DEST, nonce: bigint | null = 4n) =>

@@ -34,6 +34,7 @@ export function projectBatch(batch: readonly ChainTransaction[], input: Projecti
     warnings: [],
     spends: [],
     attempts: [],
+    audits: [],
   };
   for (const tx of batch) {
     const ctx = createTransactionContext(tx, input, out);
@@ -108,13 +109,10 @@ function projectBlocked(ctx: TransactionContext, event: EventOf<'TransactionBloc
   const d = event.data;
   const v = ctx.getVault(d.vault);
   if (v === undefined) return;
-  // Every blocked transfer that announced a nonce is an approval request of its own.
+  // Every blocked transfer that announced a nonce is an override of its own.
   let o: ReturnType<TransactionContext['addOverride']> | undefined;
   if (d.overrideNonce !== null && ctx.requestedHere) {
-    ctx.warn(
-      'blocked_without_request',
-      'a second blocked transfer in one transaction gets no approval request',
-    );
+    ctx.warn('blocked_without_request', 'a second blocked transfer in one transaction gets no override');
   } else if (d.overrideNonce !== null) {
     ctx.requestedHere = true;
     o = ctx.addOverride(v, {

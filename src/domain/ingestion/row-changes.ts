@@ -74,6 +74,7 @@ export function addTransaction(
       blockReason: fields.blockReason ?? null,
       overrideId: fields.overrideId ?? null,
       slot: tx.slot,
+      commitment: 'confirmed',
       timestamp: at,
       createdAt: input.now,
       updatedAt: input.now,

@@ -1,5 +1,6 @@
 // The per-transaction toolkit the event handlers use: find or create the vault, add transaction and
 // override rows, queue webhooks, mark metric days. Everything lands in the batch state or output.
+import { toChainAuditRecord } from '../audit/chain-acts.js';
 import type { OutboxEvent } from '../webhooks/outbox.js';
 import type { IngestionWarning, ProjectionInput, ProjectionOutput } from './batch-io.js';
 import type { BatchState, OverrideState, VaultState } from './batch-state.js';
@@ -46,7 +47,7 @@ export function createTransactionContext(
     state: input.state as Readonly<BatchState>,
     /** Overrides approved earlier in this same signature: a Blink's execute settles these first. */
     approvedHere: new Set<string>(),
-    /** An approval request was made for this signature's blocked transfer (the program fails at the first). */
+    /** An override was asked for by this signature's blocked transfer (the program fails at the first). */
     requestedHere: false,
     warn: warn.bind(null, scope),
     recordSpend: recordSpend.bind(null, scope),
@@ -132,6 +133,17 @@ function enqueue(
     data: data as Record<string, unknown>,
     dedupeKey: `${scope.tx.signature}:${index}:${event}`,
   });
+  const nonce = (data as { nonce?: unknown }).nonce;
+  const audit = toChainAuditRecord({
+    event,
+    vault: v.row.address,
+    authority: v.row.authority,
+    signature: scope.tx.signature,
+    index,
+    at: scope.at,
+    nonce: event.startsWith('override.') && typeof nonce === 'string' ? nonce : undefined,
+  });
+  if (audit !== null) scope.out.audits.push(audit);
 }
 
 /** Event-carried vault fields apply only when the event is at least as new as the stored state. */

@@ -1,7 +1,7 @@
 // Writes a folded batch back in a few bulk statements (no per-event round trips).
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import type { Tx } from '../../storage/database.js';
+import { queryRows, type Tx } from '../../storage/database.js';
 import {
   blinks,
   dailyMetricsDirty,
@@ -11,6 +11,7 @@ import {
 } from '../../storage/schema/index.js';
 import { writeIngestionAlerts } from '../alerts/ingestion-alerts.js';
 import { type DestinationMark, markDestinationsDirty } from '../analytics/metrics-dirty.js';
+import { insertAuditEntries } from '../audit/audit-service.js';
 import { recordTransactionStats } from '../vaults/vault-stats.js';
 import { enqueueWebhookEvent } from '../webhooks/outbox.js';
 import type { ProjectionOutput } from './batch-io.js';
@@ -27,6 +28,7 @@ export async function writeProjections(tx: Tx, state: BatchState, out: Projectio
   await writeDirtyDestinations(tx, state);
   await writeWebhooks(tx, out);
   await writeIngestionAlerts(tx, out.spends, out.attempts);
+  await insertAuditEntries(tx, out.audits);
 }
 
 async function writeVaults(tx: Tx, state: BatchState): Promise<void> {
@@ -168,13 +170,16 @@ async function writeWebhooks(tx: Tx, out: ProjectionOutput): Promise<void> {
   if (out.webhooks.length === 0) return;
   const vaultIds = [...new Set(out.webhooks.map((w) => w.vaultId))];
   const owners = [...new Set(out.webhooks.map((w) => w.authority))];
-  const result = (await tx.execute(sql`
+  const subscriptions = await queryRows<{ vault_id: string | null; owner: string; events: string[] }>(
+    tx,
+    sql`
     select vault_id, owner, events from webhooks
     where active and (vault_id in ${vaultIds} or (vault_id is null and owner in ${owners}))
-  `)) as unknown as { rows: { vault_id: string | null; owner: string; events: string[] }[] };
-  if (result.rows.length === 0) return;
+  `,
+  );
+  if (subscriptions.length === 0) return;
   for (const event of out.webhooks) {
-    const wanted = result.rows.some(
+    const wanted = subscriptions.some(
       (s) =>
         s.events.includes(event.event) &&
         (s.vault_id === event.vaultId || (s.vault_id === null && s.owner === event.authority)),

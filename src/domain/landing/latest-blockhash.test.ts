@@ -29,7 +29,7 @@ describe('createLatestBlockhashSource', () => {
     assert.deepEqual(await source.get(), hash(2));
   });
 
-  it('turns a failure into CHAIN_UNAVAILABLE, reports it, and does not keep it', async () => {
+  it('turns a failure into RPC_UNAVAILABLE, reports it, and does not keep it', async () => {
     const errors: unknown[] = [];
     let fail = true;
     const source = createLatestBlockhashSource(
@@ -39,10 +39,7 @@ describe('createLatestBlockhashSource', () => {
       },
       { clock: manualClock(), onError: (e) => errors.push(e) },
     );
-    await assert.rejects(
-      source.get(),
-      (e: unknown) => e instanceof AppError && e.code === 'CHAIN_UNAVAILABLE',
-    );
+    await assert.rejects(source.get(), (e: unknown) => e instanceof AppError && e.code === 'RPC_UNAVAILABLE');
     assert.equal(errors.length, 1);
     fail = false;
     assert.deepEqual(await source.get(), hash(7));
@@ -55,10 +52,7 @@ describe('createLatestBlockhashSource', () => {
       (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
       { clock: manualClock(), timeoutMs: 20 },
     );
-    await assert.rejects(
-      source.get(),
-      (e: unknown) => e instanceof AppError && e.code === 'CHAIN_UNAVAILABLE',
-    );
+    await assert.rejects(source.get(), (e: unknown) => e instanceof AppError && e.code === 'RPC_UNAVAILABLE');
     clearTimeout(keepAlive);
   });
 });

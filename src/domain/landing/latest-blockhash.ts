@@ -19,7 +19,7 @@ export interface LatestBlockhashOptions {
 
 /**
  * Wraps an RPC fetch: concurrent callers share one request, a result is reused for `reuseMs`, and any
- * failure or timeout becomes 503 CHAIN_UNAVAILABLE (never cached).
+ * failure or timeout becomes 503 RPC_UNAVAILABLE (never cached).
  */
 export function createLatestBlockhashSource(
   fetchLatest: (signal: AbortSignal) => Promise<LatestBlockhash>,
@@ -32,7 +32,7 @@ export function createLatestBlockhashSource(
     } catch (error) {
       options.onError?.(error);
       throw new AppError(
-        'CHAIN_UNAVAILABLE',
+        'RPC_UNAVAILABLE',
         'The Solana RPC node did not return a recent blockhash',
         {},
         {

@@ -41,6 +41,11 @@ export interface LandingRequest {
   readonly explain?: (failure: SimulationFailure) => string | null;
   /** Refuses a transaction over the packet limit with the builder's error. */
   readonly onOversize?: (bytes: number) => AppError;
+  /**
+   * A failure the builder expects and hands the transaction out anyway, its budget from the failing
+   * run (an agent's transfer the program blocks lands to ask the owner for an approval).
+   */
+  readonly tolerate?: (failure: SimulationFailure) => boolean;
 }
 
 export interface LandingResult {
@@ -50,6 +55,8 @@ export interface LandingResult {
   readonly priorityFeeLamports: bigint;
   readonly networkFeeLamports: bigint;
   readonly unitsConsumed: number;
+  /** The block height after which the transaction can no longer land. */
+  readonly lastValidBlockHeight: bigint;
   /** Watched accounts (fee payer first): lamports now and after the transaction, fees included. */
   readonly balances: readonly { address: string; before: bigint; after: bigint }[];
 }
@@ -147,8 +154,10 @@ async function runLanding(landing: LandingContext, request: LandingRequest): Pro
     instructions: names,
     networkFeeLamports,
   });
-  if (result.err !== null && result.err !== undefined)
-    return fail(decodeSimulationFailure(result.err, result.logs, ctx));
+  if (result.err !== null && result.err !== undefined) {
+    const failure = decodeSimulationFailure(result.err, result.logs, ctx);
+    if (request.tolerate?.(failure) !== true) return fail(failure);
+  }
 
   const computeUnits = getComputeUnitLimit(result.unitsConsumed);
   const computeUnitPrice = price === null ? null : capPrice(price, computeUnits, settings.maxLamports);
@@ -175,6 +184,7 @@ async function runLanding(landing: LandingContext, request: LandingRequest): Pro
     priorityFeeLamports,
     networkFeeLamports,
     unitsConsumed: result.unitsConsumed,
+    lastValidBlockHeight: BigInt(latestBlockhash.lastValidBlockHeight),
     balances: (before ?? []).map((lamports, i) => ({
       address: watch[i] ?? '',
       before: lamports ?? 0n,
@@ -203,7 +213,7 @@ export async function onRpc<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof AppError && error.code !== 'CHAIN_UNAVAILABLE') throw error;
+    if (error instanceof AppError && error.code !== 'RPC_UNAVAILABLE') throw error;
     throw new AppError(
       'RPC_UNAVAILABLE',
       'The Solana RPC node is unavailable; try again shortly',

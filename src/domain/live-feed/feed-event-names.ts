@@ -28,7 +28,10 @@ export function toFeedEventName(programEvent: string): FeedEventName {
 /** The program's names the feed knows: a test holds them equal to the program's own list. */
 export const MAPPED_PROGRAM_EVENTS = Object.keys(FEED_NAME_BY_PROGRAM_EVENT);
 
-/** An alert's feed name is its stored name (the vocabulary's own). */
+/** Events the service derives and stores in alert_events: the alerts and dropped transactions. */
+const DERIVED_EVENTS: readonly string[] = [...ALERT_EVENTS, 'transaction.dropped'];
+
+/** An alert's (or a dropped transaction's) feed name is its stored name (the vocabulary's own). */
 export function toAlertFeedName(name: string): FeedEventName {
-  return (ALERT_EVENTS as readonly string[]).includes(name) ? (name as AlertEventName) : 'program.unknown';
+  return DERIVED_EVENTS.includes(name) ? (name as AlertEventName | 'transaction.dropped') : 'program.unknown';
 }

@@ -69,9 +69,12 @@ export const overrideRecordColumns = {
   status: overrides.status,
   expiresAt: overrides.expiresAt,
   createdAt: overrides.createdAt,
+  approvedAt: overrides.approvedAt,
+  rejectedAt: overrides.rejectedAt,
+  executedAt: overrides.executedAt,
 };
 
-/** The owner's open approvals: pending and not expired (an expired request can no longer be decided). */
+/** The owner's pending overrides: not expired (an expired override can no longer be approved). */
 const isOwnersOpenList = (query: OverrideListQuery) =>
   query.owner !== undefined && query.status === 'pending';
 
@@ -145,8 +148,8 @@ export function createOverrideReadService(deps: OverrideReadDeps) {
     },
 
     /**
-     * One approval request by its address (nonce as u64 decimal text, and the transfer's signature for
-     * all but the nonce's first request): VAULT_NOT_FOUND or OVERRIDE_NOT_FOUND when missing.
+     * One override by its address (nonce as u64 decimal text, and the transfer's signature for
+     * all but the nonce's first override): VAULT_NOT_FOUND or OVERRIDE_NOT_FOUND when missing.
      */
     async getOverride(vaultAddress: string, nonceText: string, transfer?: string): Promise<OverrideResource> {
       const nonce = parseLamports(nonceText, { allowZero: true });

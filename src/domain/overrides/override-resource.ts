@@ -7,7 +7,7 @@ import { OVERRIDE_STATUSES, type OverrideStatus, overrides } from '../../storage
 import { isOverrideExpired } from './override-lifecycle.js';
 
 /**
- * Where an approval request lives: the first request that announced a nonce in a vault is addressed by
+ * Where an override lives: the first override that announced a nonce in a vault is addressed by
  * (vault, nonce); every later one by (vault, nonce, signature), the signature going in `?transfer=`.
  */
 export interface OverrideAddress {
@@ -58,6 +58,9 @@ export interface OverrideRecord {
   status: OverrideStatus;
   expiresAt: Date;
   createdAt: Date;
+  approvedAt: Date | null;
+  rejectedAt: Date | null;
+  executedAt: Date | null;
 }
 
 export const OverrideResource = Type.Object(
@@ -68,11 +71,11 @@ export const OverrideResource = Type.Object(
     nonce: Type.String({
       pattern: '^[0-9]+$',
       description:
-        'the override nonce its blocked transfer announced; with transferSignature it identifies the request within its vault',
+        'the override nonce its blocked transfer announced; with transferSignature it identifies the override within its vault',
     }),
     transferSignature: NullableString({
       description:
-        'the blocked transaction this request lets through; null for an override created on chain without one',
+        'the blocked transaction this override lets through once approved; null for an override created on chain without one',
     }),
     chainNonce: NullableString({
       description:
@@ -87,8 +90,16 @@ export const OverrideResource = Type.Object(
     status: StringEnum(OVERRIDE_STATUSES),
     expiresAt: Timestamp(),
     createdAt: Timestamp(),
+    decidedAt: NullableString({
+      format: 'date-time',
+      description:
+        'when the owner decided: the approval seen on chain, or the rejection; null while pending or expired',
+    }),
     expired: Type.Boolean({ description: 'pending and past expiresAt: it can no longer be approved' }),
-    blinkUrl: Type.String({ format: 'uri', description: 'its Blink (Solana Action) metadata' }),
+    blinkUrl: Type.String({
+      format: 'uri',
+      description: 'its Blink: the Solana Action URL a wallet opens to approve or reject it',
+    }),
     approvalUrl: Type.String({
       format: 'uri',
       description: 'the approval page for a plain browser, where a wallet approves or rejects it',
@@ -116,11 +127,16 @@ export function toOverrideResource(
     status: record.status,
     expiresAt: record.expiresAt.toISOString(),
     createdAt: record.createdAt.toISOString(),
+    decidedAt: decidedAt(record)?.toISOString() ?? null,
     expired: isOverrideExpired(record.status, record.expiresAt, context.now),
     blinkUrl: buildBlinkUrl(context.publicBaseUrl, address),
     approvalUrl: buildApprovalUrl(context.publicBaseUrl, address),
   };
 }
+
+/** An approval is decided when it lands on chain (an executed one may be seen before its approval). */
+const decidedAt = (record: OverrideRecord): Date | null =>
+  record.approvedAt ?? record.rejectedAt ?? record.executedAt;
 
 /** A cached resource with `expired` recomputed for now (expiry passes while the entry is cached). */
 export function withCurrentExpiry(resource: OverrideResource, now: Date): OverrideResource {

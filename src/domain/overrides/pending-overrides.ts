@@ -1,4 +1,4 @@
-// A vault's open approval requests: pending and not expired at a given time (the cluster's clock, for
+// A vault's pending overrides: pending and not expired at a given time (the cluster's clock, for
 // the budget), newest first. Prepared once per database: the budget asks on every request.
 import { and, asc, count, desc, eq, gt, sql } from 'drizzle-orm';
 import type { Database } from '../../storage/database.js';

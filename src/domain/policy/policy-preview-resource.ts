@@ -1,14 +1,14 @@
-// The policy what-if's request and response: schemas (the API's and the client's) and types.
+// The policy preview's request and response: schemas (the API's and the client's) and types.
 import { type Static, Type } from 'typebox';
 import { Address, Lamports, NullableString, StringEnum, Timestamp } from '../../lib/json-schema.js';
 import { BLOCK_REASONS } from '../transactions/transaction-resource.js';
+import { MAX_WHITELIST } from './program-limits.js';
 
 /** The replay reaches back at most this far; the default period is the last 30 days. */
 export const PREVIEW_MAX_DAYS = 90;
 export const PREVIEW_DEFAULT_DAYS = 30;
 /** At most this many changed attempts are listed; `truncated` says there were more. */
 export const PREVIEW_MAX_CHANGES = 100;
-export const PREVIEW_MAX_WHITELIST = 20;
 
 export const PolicyPreviewBody = Type.Object(
   {
@@ -19,9 +19,9 @@ export const PolicyPreviewBody = Type.Object(
     ),
     whitelist: Type.Optional(
       Type.Array(Address(), {
-        maxItems: PREVIEW_MAX_WHITELIST,
+        maxItems: MAX_WHITELIST,
         uniqueItems: true,
-        description: 'the proposed whitelist, whole (at most 20 addresses); [] = any destination',
+        description: `the proposed whitelist, whole (at most ${MAX_WHITELIST} addresses); [] = any destination`,
       }),
     ),
     since: Type.Optional(

@@ -1,14 +1,17 @@
-// The policy what-if (POST /api/vaults/:address/policy-preview): the vault's transfer attempts of a
-// period replayed under a proposed daily limit and whitelist (policy-replay.ts). One indexed range read
-// of that vault's attempts: the cost grows with the vault's attempts in the period, not with the table.
-import { sql } from 'drizzle-orm';
+// The policy preview (POST /api/vaults/:address/policy-preview): the vault's transfer attempts of a
+// period replayed under a proposed daily limit and whitelist (policy-replay.ts). The attempts come from
+// the attempt store (policy-attempts.ts): one indexed range read of the vault's attempts per data
+// version, shared by every preview of that vault until an attempt is written; a preview then costs a
+// replay in memory. Reads of the database are bounded per client and in all (429 with Retry-After).
 import { validationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { getSlotLimits, type SlotHolder } from '../../lib/concurrency-slots.js';
 import { parseLamports } from '../../lib/lamports.js';
 import type { Storage } from '../../storage/database.js';
 import { DAY_MS } from '../analytics/periods.js';
-import type { BlockReason } from '../transactions/transaction-resource.js';
+import { type ConcurrencyCap, createConcurrencyCap } from '../concurrency-caps.js';
 import { getVaultRow } from '../vaults/vault-reads.js';
+import { type AttemptStore, createAttemptStore, firstAtOrAfter } from './policy-attempts.js';
 import {
   type PolicyPreview,
   type PolicyPreviewBody,
@@ -16,18 +19,23 @@ import {
   PREVIEW_MAX_CHANGES,
   PREVIEW_MAX_DAYS,
 } from './policy-preview-resource.js';
-import { type ReplayAttempt, replayPolicy } from './policy-replay.js';
+import { type ReplayPolicy, replayPolicy } from './policy-replay.js';
 
-interface ReplayPolicy {
-  readonly dailyLimit: bigint;
-  readonly whitelist: readonly string[];
-}
+/** Attempts held in memory over every vault (about 200 bytes each). */
+export const PREVIEW_HELD_ATTEMPTS = 250_000;
+/** Database reads of attempts one client address, and the process, may have running at once. */
+export const PREVIEW_READS_PER_CLIENT = 1;
+export const PREVIEW_READS_TOTAL = 4;
 
 const CLOCK_SKEW_MS = 60_000;
 
 export interface PolicyPreviewDeps {
   readonly storage: Storage;
   readonly clock: Clock;
+  /** Counts each read the caps refused. */
+  readonly metrics: { readonly rateLimitRejections: { labels(category: string): { inc(): void } } };
+  /** The caps on reads of attempts; default PREVIEW_READS_PER_CLIENT and PREVIEW_READS_TOTAL. */
+  readonly reads?: ConcurrencyCap;
 }
 
 /** The period's start: `since`, or 30 days back; never more than 90 days back nor in the future. */
@@ -55,76 +63,26 @@ function proposedLimit(body: PolicyPreviewBody): bigint | undefined {
   return limit;
 }
 
-/** Where the replayed attempts are: one vault's executed and blocked rows in [start, end]. */
-const attemptsOf = (vaultId: string, start: Date, end: Date) => sql`
-  from transactions
-  where vault_id = ${vaultId} and timestamp >= ${start.toISOString()}::timestamptz
-    and timestamp <= ${end.toISOString()}::timestamptz and status in ('executed', 'blocked')`;
-/** The chain's order of attempts: block time, slot, then a stable tie-break. */
-const CHAIN_ORDER = sql`timestamp, slot nulls last, signature, event_index, id`;
-
-/**
- * The attempts in chain order, each reduced to what the rules read and packed into one text value
- * ("ms amount kind admitted" joined by commas): one row instead of thousands, so an embedded database
- * hands over 10 000 attempts in a few milliseconds. `admitted` is isAdmitted's rule in SQL: an empty
- * whitelist admits any destination.
- */
-async function loadAttempts(
-  storage: Storage,
-  vaultId: string,
-  period: { start: Date; end: Date },
-  whitelist: readonly string[],
-): Promise<ReplayAttempt[]> {
-  const list = `{${whitelist.join(',')}}`;
-  const [row] = await storage.rows<{ packed: string | null }>(sql`
-    select string_agg(
-      (extract(epoch from timestamp) * 1000)::bigint || ' ' || amount || ' ' ||
-      case when status = 'blocked' then coalesce(block_reason, 'blocked')
-           when override_id is null then 'executed' else 'override' end || ' ' ||
-      (cardinality(${list}::text[]) = 0 or destination = any(${list}::text[]))::int,
-      ',' order by ${CHAIN_ORDER}) as packed
-    ${attemptsOf(vaultId, period.start, period.end)}`);
-  if (row?.packed == null) return [];
-  return row.packed.split(',').map((entry) => {
-    const [ms, amount, kind, admitted] = entry.split(' ') as [string, string, string, string];
-    const blocked = kind !== 'executed' && kind !== 'override';
-    return {
-      at: Number(ms),
-      amount: BigInt(amount),
-      status: blocked ? 'blocked' : 'executed',
-      blockReason: blocked ? (kind as BlockReason) : null,
-      override: kind === 'override',
-      admitted: admitted === '1',
-    };
+/** The default caps on reads of attempts, refusals counted as `policy_preview_reads` rate-limit rejections. */
+export function createPreviewReadCap(metrics: PolicyPreviewDeps['metrics']): ConcurrencyCap {
+  return createConcurrencyCap(getSlotLimits(PREVIEW_READS_PER_CLIENT, PREVIEW_READS_TOTAL), {
+    retryAfterSeconds: 1,
+    what: 'policy previews reading transfer history',
+    onRefused: () => metrics.rateLimitRejections.labels('policy_preview_reads').inc(),
   });
 }
 
-/** The listed changes' rows (signature, time, destination), by their positions in chain order. */
-async function loadChangedRows(
-  storage: Storage,
-  vaultId: string,
-  period: { start: Date; end: Date },
-  positions: number[],
-): Promise<Map<number, { signature: string | null; timestamp: Date; destination: string }>> {
-  if (positions.length === 0) return new Map();
-  const rows = await storage.rows<{
-    position: number;
-    signature: string | null;
-    timestamp: Date | string;
-    destination: string;
-  }>(sql`
-    select position, signature, timestamp, destination from (
-      select (row_number() over (order by ${CHAIN_ORDER}))::int - 1 as position, signature, timestamp, destination
-      ${attemptsOf(vaultId, period.start, period.end)}
-    ) numbered
-    where position = any(${`{${positions.join(',')}}`}::int[])`);
-  return new Map(rows.map((r) => [r.position, { ...r, timestamp: new Date(r.timestamp) }]));
-}
-
 export function createPolicyPreviewService(deps: PolicyPreviewDeps) {
+  const store: AttemptStore = createAttemptStore(deps.storage, {
+    maxAttempts: PREVIEW_HELD_ATTEMPTS,
+    keepMs: PREVIEW_MAX_DAYS * DAY_MS,
+  });
+  const reads = deps.reads ?? createPreviewReadCap(deps.metrics);
   return {
+    /** Database reads of attempts made so far (previews served from memory make none). */
+    attemptReads: store.reads,
     /** Which of the vault's recent attempts would have gone differently under the proposed policy. */
-    async preview(idOrAddress: string, body: PolicyPreviewBody): Promise<PolicyPreview> {
+    async preview(idOrAddress: string, body: PolicyPreviewBody, holder: SlotHolder): Promise<PolicyPreview> {
       if (body.dailyLimit === undefined && body.whitelist === undefined)
         throw validationError([
           { path: 'body.dailyLimit', message: 'give dailyLimit, whitelist or both: the policy to preview' },
@@ -138,19 +96,13 @@ export function createPolicyPreviewService(deps: PolicyPreviewDeps) {
         dailyLimit: limit ?? current.dailyLimit,
         whitelist: body.whitelist ?? current.whitelist,
       };
-      const period = { start, end };
-      const attempts = await loadAttempts(deps.storage, vault.id, period, proposed.whitelist);
-      const { summary, changes, truncated } = replayPolicy(
-        attempts,
-        proposed.dailyLimit,
-        PREVIEW_MAX_CHANGES,
-      );
-      const rows = await loadChangedRows(
-        deps.storage,
-        vault.id,
-        period,
-        changes.map((c) => c.index),
-      );
+      const attempts = await store.get(vault.id, vault, start, end, (load) => reads.run(holder, load));
+      // The period [start, end] at the column's precision (µs): a contiguous run of the time-ordered attempts.
+      const range = {
+        from: firstAtOrAfter(attempts, start.getTime() * 1000),
+        to: firstAtOrAfter(attempts, end.getTime() * 1000 + 1),
+      };
+      const { summary, changes, truncated } = replayPolicy(attempts, proposed, PREVIEW_MAX_CHANGES, range);
       const policyOut = (p: ReplayPolicy) => ({
         dailyLimit: p.dailyLimit.toString(),
         whitelist: [...p.whitelist],
@@ -165,12 +117,12 @@ export function createPolicyPreviewService(deps: PolicyPreviewDeps) {
           newlyBlockedVolume: summary.newlyBlockedVolume.toString(),
           newlyAllowedVolume: summary.newlyAllowedVolume.toString(),
         },
-        changes: changes.map(({ index, attempt, would, wouldReason }) => {
-          const row = rows.get(index);
+        changes: changes.map(({ index, would, wouldReason }) => {
+          const attempt = attempts[index]!;
           return {
-            signature: row?.signature ?? null,
-            timestamp: (row?.timestamp ?? new Date(attempt.at)).toISOString(),
-            destination: row?.destination ?? '',
+            signature: attempt.signature,
+            timestamp: new Date(Math.floor(attempt.micros / 1000)).toISOString(),
+            destination: attempt.destination,
             amount: attempt.amount.toString(),
             was: attempt.status,
             wasReason: attempt.blockReason,

@@ -3,23 +3,17 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { BlockReason } from '../transactions/transaction-resource.js';
 import { type ReplayAttempt, replayPolicy } from './policy-replay.js';
-import { isAdmitted } from './vault-policy.js';
 
 /** An attempt as the tests write it: with its signature and destination. */
-interface Entry extends Omit<ReplayAttempt, 'admitted' | 'at'> {
+interface Entry extends Omit<ReplayAttempt, 'at'> {
   readonly signature: string;
   readonly timestamp: Date;
-  readonly destination: string;
 }
 
 /** replayPolicy under a whole policy, its changes named by signature. */
 function replay(history: readonly Entry[], policy: { dailyLimit: bigint; whitelist: string[] }, max = 100) {
-  const attempts = history.map((e) => ({
-    ...e,
-    at: e.timestamp.getTime(),
-    admitted: isAdmitted(policy.whitelist, e.destination),
-  }));
-  const result = replayPolicy(attempts, policy.dailyLimit, max);
+  const attempts = history.map((e) => ({ ...e, at: e.timestamp.getTime() }));
+  const result = replayPolicy(attempts, policy, max);
   return {
     ...result,
     changes: result.changes.map((c) => ({ ...c, attempt: history[c.index]! })),
@@ -137,6 +131,19 @@ describe('the policy replay', () => {
     assert.equal(result.changes[99]!.attempt.signature, 's99');
     assert.equal(result.truncated, true);
     assert.equal(result.summary.newlyBlocked, 150);
+  });
+
+  it('replays a range of the array as it replays that slice alone, positions counted in the array', () => {
+    const whole = HISTORY.map((e) => ({ ...e, at: e.timestamp.getTime() }));
+    const policy = { dailyLimit: 8n * SOL, whitelist: [A] };
+    const ranged = replayPolicy(whole, policy, 100, { from: 1, to: 5 });
+    const alone = replayPolicy(whole.slice(1, 5), policy, 100);
+    assert.deepEqual(ranged.summary, alone.summary);
+    assert.deepEqual(
+      ranged.changes.map((c) => [c.index - 1, c.attempt, c.would, c.wouldReason]),
+      alone.changes.map((c) => [c.index, c.attempt, c.would, c.wouldReason]),
+    );
+    assert.ok(ranged.changes.length > 0);
   });
 
   it('finds no change in any history the program itself produced under the same policy', () => {

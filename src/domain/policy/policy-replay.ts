@@ -1,11 +1,18 @@
-// The policy what-if's replay: a vault's past transfer attempts, oldest first, judged again under a
+// The policy preview's replay: a vault's past transfer attempts, oldest first, judged again under a
 // proposed daily limit and whitelist by the program's own rules (vault-policy.ts). The window is replayed
 // from the start of the period, as the program keeps it: an agent's attempt opens a new window at its
 // block time once the last one has lapsed; an executed override bypasses the policy but adds to the
 // window it falls in. Balances are not replayed: an attempt that executed is taken as fundable, and one
 // the program blocked for funds stays blocked for funds when the proposal lets it past the policy.
 import type { BlockReason } from '../transactions/transaction-resource.js';
-import { isWindowLapsed, policyBlock } from './vault-policy.js';
+import { isWindowLapsedSeconds, policyBlock } from './vault-policy.js';
+
+/** The policy an attempt is judged by again. */
+export interface ReplayPolicy {
+  readonly dailyLimit: bigint;
+  /** Empty: any destination (isAdmitted). */
+  readonly whitelist: readonly string[];
+}
 
 /** One attempt as the chain decided it, reduced to what the rules read. */
 export interface ReplayAttempt {
@@ -16,14 +23,13 @@ export interface ReplayAttempt {
   readonly blockReason: BlockReason | null;
   /** True for an owner-approved override's executed transfer: the policy did not judge it. */
   readonly override: boolean;
-  /** Whether the proposed whitelist admits its destination (isAdmitted). */
-  readonly admitted: boolean;
+  readonly destination: string;
 }
 
 export type ReplayOutcome = 'executed' | 'blocked';
 
 export interface ReplayChange {
-  /** The attempt's position in the replayed sequence. */
+  /** The attempt's position in the array replayed. */
   readonly index: number;
   readonly attempt: ReplayAttempt;
   readonly would: ReplayOutcome;
@@ -48,39 +54,50 @@ export interface ReplayResult {
 }
 
 interface WindowState {
-  lastReset: bigint | null;
+  /** Unix seconds the window opened at; null before the first agent attempt. */
+  lastReset: number | null;
   spent: bigint;
 }
 
-/** What the program would have done with one attempt under the proposed limit, advancing the window. */
+/**
+ * What the program would have done with one attempt under the proposed limit, advancing the window:
+ * null when it would execute, else why it would be blocked.
+ */
 function judgeAgain(
   window: WindowState,
   dailyLimit: bigint,
+  admitted: boolean,
   attempt: ReplayAttempt,
-): { would: ReplayOutcome; reason: BlockReason | null } {
+): BlockReason | null {
   if (attempt.override) {
     window.spent += attempt.amount;
-    return { would: 'executed', reason: null };
+    return null;
   }
-  const now = BigInt(Math.floor(attempt.at / 1000));
-  if (window.lastReset === null || isWindowLapsed(window.lastReset, now)) {
+  const now = Math.floor(attempt.at / 1000);
+  if (window.lastReset === null || isWindowLapsedSeconds(window.lastReset, now)) {
     window.lastReset = now;
     window.spent = 0n;
   }
-  const blocked = policyBlock(attempt.admitted, dailyLimit, window.spent, attempt.amount);
-  if (blocked !== null) return { would: 'blocked', reason: blocked };
+  const blocked = policyBlock(admitted, dailyLimit, window.spent, attempt.amount);
+  if (blocked !== null) return blocked;
   if (attempt.status === 'blocked' && attempt.blockReason === 'insufficient_funds')
-    return { would: 'blocked', reason: 'insufficient_funds' };
+    return 'insufficient_funds';
   window.spent += attempt.amount;
-  return { would: 'executed', reason: null };
+  return null;
 }
 
-/** Replays `attempts` (oldest first) under the proposed limit; each outcome against what happened on chain. */
+/**
+ * Replays `attempts[from..to)` (oldest first) under the proposed policy; each outcome against what
+ * happened on chain.
+ */
 export function replayPolicy(
-  attempts: Iterable<ReplayAttempt>,
-  dailyLimit: bigint,
+  attempts: readonly ReplayAttempt[],
+  policy: ReplayPolicy,
   maxChanges: number,
+  range: { readonly from: number; readonly to: number } = { from: 0, to: attempts.length },
 ): ReplayResult {
+  // isAdmitted's rule, with a set instead of a scan of the list for each attempt.
+  const admits = policy.whitelist.length === 0 ? null : new Set(policy.whitelist);
   const window: WindowState = { lastReset: null, spent: 0n };
   const summary: ReplaySummary = {
     attempts: 0,
@@ -93,10 +110,12 @@ export function replayPolicy(
   };
   const changes: ReplayChange[] = [];
   let differing = 0;
-  for (const attempt of attempts) {
-    const index = summary.attempts;
+  for (let index = range.from; index < range.to; index++) {
+    const attempt = attempts[index]!;
     summary.attempts += 1;
-    const { would, reason } = judgeAgain(window, dailyLimit, attempt);
+    const admitted = admits === null || admits.has(attempt.destination);
+    const reason = judgeAgain(window, policy.dailyLimit, admitted, attempt);
+    const would: ReplayOutcome = reason === null ? 'executed' : 'blocked';
     if (would === 'executed') summary.executedUnderProposal += 1;
     else summary.blockedUnderProposal += 1;
     if (would === attempt.status) continue;

@@ -1,12 +1,11 @@
 // The vault program's spending rules, stated once: the daily window, the protocol fee, and the order in
 // which an agent's transfer is refused, blocked or let through. Everything that judges a transfer (the
-// pre-flight check, the budget, the policy what-if's replay, the test validator's model of the program)
+// pre-flight check, the budget, the policy preview's replay, the test validator's model of the program)
 // uses these functions.
 // Pure and exact: lamports and seconds are bigints, nothing goes through floating point.
 import type { BlockReason } from '../transactions/transaction-resource.js';
+import { WINDOW_SECONDS } from './program-limits.js';
 
-/** A spending window lasts this long from its `last_reset` (unix seconds). */
-export const WINDOW_SECONDS = 86_400n;
 const BASIS_POINTS = 10_000n;
 
 /** The fields of a VaultConfig account the rules read. */
@@ -41,6 +40,12 @@ export interface TransferRequest {
 export function isWindowLapsed(lastReset: bigint, now: bigint): boolean {
   return now - lastReset >= WINDOW_SECONDS;
 }
+
+/** isWindowLapsed in whole seconds held as numbers (exact below 2^53): a replay allocates no BigInt for it. */
+export function isWindowLapsedSeconds(lastReset: number, now: number): boolean {
+  return now - lastReset >= WINDOW_SECONDS_NUMBER;
+}
+const WINDOW_SECONDS_NUMBER = Number(WINDOW_SECONDS);
 
 /** What the window has spent as of `now`: 0 once it has lapsed (the next transfer opens a new one). */
 export function spentInWindow(vault: Pick<VaultPolicy, 'spentToday' | 'lastReset'>, now: bigint): bigint {

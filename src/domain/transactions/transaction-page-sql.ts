@@ -2,7 +2,7 @@
 // by its own index. Numbers and times come back as text, ready for the API.
 
 import { isoTimestamp } from '../../storage/prepared-rows.js';
-import type { TransactionStatus } from '../../storage/schema/transactions.js';
+import type { Commitment, TransactionStatus } from '../../storage/schema/transactions.js';
 
 /** A page row as the SQL returns it. */
 export interface PageRow {
@@ -14,6 +14,7 @@ export interface PageRow {
   fee_collected: string | null;
   status: TransactionStatus;
   block_reason: string | null;
+  commitment: Commitment;
   ts: string;
   /** The exact timestamp as PostgreSQL prints it: a keyset anchor's key (page-anchors.ts). */
   key_ts: string;
@@ -47,7 +48,7 @@ export interface PageShape {
 
 // The override's address is looked up only for rows that have one (few do), not joined for every row.
 const columns = (vaultAddress: boolean) => `t.id, t.signature, t.destination, t.amount::text as amount,
-  t.fee_collected::text as fee_collected, t.status, t.block_reason, ${isoTimestamp('t.timestamp')} as ts,
+  t.fee_collected::text as fee_collected, t.status, t.block_reason, t.commitment, ${isoTimestamp('t.timestamp')} as ts,
   t.timestamp::text as key_ts,
   case when t.override_id is not null
     then (select o.nonce::text from overrides o where o.id = t.override_id) end as nonce,

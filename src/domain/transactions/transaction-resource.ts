@@ -4,7 +4,12 @@
 import { type Static, Type } from 'typebox';
 import type { SolanaCluster } from '../../config.js';
 import { Address, Lamports, NullableString, StringEnum, Timestamp } from '../../lib/json-schema.js';
-import { TRANSACTION_STATUSES, type TransactionStatus } from '../../storage/schema/transactions.js';
+import {
+  COMMITMENTS,
+  type Commitment,
+  TRANSACTION_STATUSES,
+  type TransactionStatus,
+} from '../../storage/schema/transactions.js';
 import { buildBlinkUrl } from '../overrides/override-resource.js';
 
 /** A transaction row. Amounts may be decimal text and the time ISO text (as hot reads select them). */
@@ -18,6 +23,8 @@ export interface TransactionRecord {
   status: TransactionStatus;
   blockReason: string | null;
   timestamp: Date | string;
+  /** `confirmed` until the finality reconciler sees its transaction finalized. */
+  commitment: Commitment;
   /** The nonce of the override a blocked attempt asked for (null when it asked for none). */
   overrideNonce: bigint | string | null;
   /** The signature in its override's address, when the override is not the first of its nonce. */
@@ -43,6 +50,10 @@ const transactionFields = {
     description: 'not_whitelisted, exceeded_daily_limit or insufficient_funds; null unless blocked',
   }),
   timestamp: Timestamp('block time'),
+  commitment: StringEnum(COMMITMENTS, {
+    description:
+      'confirmed: applied as the cluster confirmed it (a fork may still drop it); finalized: rooted, final',
+  }),
   feeCollected: Type.Optional(Lamports('executed transactions only')),
   blinkUrl: Type.Optional(
     Type.String({ format: 'uri', description: 'blocked transactions with an override only: its Blink' }),
@@ -106,6 +117,7 @@ export function toTransactionResource(
     status: record.status,
     blockReason: blocked ? record.blockReason : null,
     timestamp: typeof record.timestamp === 'string' ? record.timestamp : record.timestamp.toISOString(),
+    commitment: record.commitment,
   };
   if (record.status === 'executed') resource.feeCollected = String(record.feeCollected ?? 0n);
   if (blocked && record.overrideNonce !== null) {

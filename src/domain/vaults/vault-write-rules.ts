@@ -1,11 +1,9 @@
 // Validation of vault writes: names, limits and whitelist edits, reported together as issues.
 import type { ValidationIssue } from '../../errors.js';
 import { parseLamports } from '../../lib/lamports.js';
+import { MAX_NAME_BYTES, MAX_WHITELIST } from '../policy/program-limits.js';
 
-/** The program's limits: name bytes, whitelist entries (the chain's account codec uses them too). */
-export const MAX_NAME_BYTES = 50;
 const MAX_NAME_CHARACTERS = 50;
-export const MAX_WHITELIST = 20;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 

@@ -9,6 +9,7 @@ import { AppError, type ValidationIssue, validationError } from '../../errors.js
 import type { Clock } from '../../lib/clock.js';
 import type { Database } from '../../storage/database.js';
 import { type VaultRow, vaults } from '../../storage/schema/vaults.js';
+import { type AuditStamp, recordDone } from '../audit/audit-service.js';
 import { assertVaultOwner } from '../auth/ownership.js';
 import { MAX_TRANSACTION_BYTES, type TransactionLanding } from '../landing/transaction-landing.js';
 import { getVaultRow } from './vault-reads.js';
@@ -157,20 +158,25 @@ export function createVaultWriteService(deps: VaultWriteDeps) {
      * Renames at once; returns one transaction for the chain-backed changes (null when only the
      * name changed). Nothing is written unless the whole request is valid and buildable.
      */
-    async updateVault(wallet: string, id: string, input: UpdateVaultInput) {
+    async updateVault(wallet: string, id: string, input: UpdateVaultInput, audit?: AuditStamp | null) {
       const row = await getVaultRow(deps.db, id);
       assertVaultOwner(wallet, row.authority);
       const changes = planChanges(row, input);
       const transaction = await buildUpdate(row, changes);
-      let updated = row;
-      if (input.name !== undefined) {
-        [updated = row] = await deps.db
+      const now = deps.clock.now();
+      // The rename and the entry of this request commit together (a build alone writes only the entry).
+      const updated = await deps.db.transaction(async (tx) => {
+        const subject = { target: `vault:${row.address}`, vault: row.address };
+        await recordDone(tx, audit, subject, now);
+        if (input.name === undefined) return row;
+        const [renamed = row] = await tx
           .update(vaults)
-          .set({ name: input.name, nameOverridden: true, updatedAt: deps.clock.now() })
+          .set({ name: input.name, nameOverridden: true, updatedAt: now })
           .where(eq(vaults.id, row.id))
           .returning();
-        await evictVaults(deps.cache, [row.address]);
-      }
+        return renamed;
+      });
+      if (input.name !== undefined) await evictVaults(deps.cache, [row.address]);
       return {
         vault: toVaultDetail(updated),
         transaction,

@@ -11,6 +11,7 @@ import {
   webhookDeliveries,
 } from '../../storage/schema/index.js';
 import { DAY_MS, dayStartMs, parseDateInput } from '../analytics/periods.js';
+import { type AuditStamp, recordDone } from '../audit/audit-service.js';
 import {
   assertRecoverAllowed,
   assertTestAllowed,
@@ -34,7 +35,8 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
     listDeliveries: (owner: string, webhookId: string, query: DeliveryQuery) =>
       listDeliveries(deps, owner, webhookId, query),
     /** Enqueues a `webhook.test` delivery, sent and retried like any other; a few per window. */
-    sendTestEvent: (owner: string, webhookId: string) => sendTestEvent(deps, owner, webhookId),
+    sendTestEvent: (owner: string, webhookId: string, audit?: AuditStamp | null) =>
+      sendTestEvent(deps, owner, webhookId, audit),
     /**
      * Sends a delivery again now, whatever its status: one more attempt once its schedule is spent.
      * A delivery being sent at this moment is left to finish.
@@ -47,8 +49,12 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
      * sent at this moment are left to finish. A call that queued some starts a RECOVER_COOLDOWN_MS
      * cooldown for the subscription (429 until it ends).
      */
-    recoverDeliveries: (owner: string, webhookId: string, input: { since: string }) =>
-      recoverDeliveries(deps, owner, webhookId, input),
+    recoverDeliveries: (
+      owner: string,
+      webhookId: string,
+      input: { since: string },
+      audit?: AuditStamp | null,
+    ) => recoverDeliveries(deps, owner, webhookId, input, audit),
   };
 }
 
@@ -97,6 +103,7 @@ async function recoverDeliveries(
   owner: string,
   webhookId: string,
   input: { since: string },
+  audit?: AuditStamp | null,
 ): Promise<{ requeued: number; remaining: number; cooldownSeconds: number }> {
   const { db, clock } = deps;
   const webhook = await deps.webhooks.findOwned(owner, webhookId);
@@ -112,6 +119,7 @@ async function recoverDeliveries(
   );
   const result = await db.transaction(async (tx) => {
     await assertRecoverAllowed(tx, webhookId, now);
+    await recordDone(tx, audit, { target: `webhook:${webhookId}`, vault: webhook.vaultAddress }, now);
     const batch = tx
       .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
@@ -148,13 +156,19 @@ function parseSince(value: string, now: Date): Date {
   return new Date(ms);
 }
 
-async function sendTestEvent(deps: DeliveryServiceDeps, owner: string, webhookId: string): Promise<Delivery> {
+async function sendTestEvent(
+  deps: DeliveryServiceDeps,
+  owner: string,
+  webhookId: string,
+  audit?: AuditStamp | null,
+): Promise<Delivery> {
   const { db, clock } = deps;
   const webhook = await deps.webhooks.findOwned(owner, webhookId);
   assertActive(webhook);
   const now = clock.now();
   const id = await db.transaction(async (tx) => {
     await assertTestAllowed(tx, webhookId, now);
+    await recordDone(tx, audit, { target: `webhook:${webhookId}`, vault: webhook.vaultAddress }, now);
     return enqueueDelivery(tx, {
       webhookId,
       event: TEST_EVENT,

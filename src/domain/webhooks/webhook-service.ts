@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import { type Pagination, pageOffset, toPageRequest, toPagination } from '../../lib/pagination.js';
 import type { Database, Queryable } from '../../storage/database.js';
 import { vaults, type WebhookRow, webhooks } from '../../storage/schema/index.js';
+import { type AuditStamp, recordDone } from '../audit/audit-service.js';
 import { assertVaultOwner } from '../auth/ownership.js';
 import { vaultNotFound } from '../vaults/vault-reads.js';
 import { resolveFormat, toStoredDestination, type WebhookFormat } from './chat/destination.js';
@@ -62,8 +63,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   return {
     findOwned: (owner: string, id: string) => findOwned(db, owner, id),
     /** `clientKey`: who asked (request.clientKey), for the per-client cap; stored hashed. */
-    createWebhook: (owner: string, input: NewWebhook, clientKey?: string) =>
-      createWebhook(deps, owner, input, clientKey === undefined ? null : hashClientKey(clientKey)),
+    createWebhook: (owner: string, input: NewWebhook, clientKey?: string, audit?: Audit) =>
+      createWebhook(deps, owner, input, clientKey === undefined ? null : hashClientKey(clientKey), audit),
     /** Read only, for the page a confirmation link opens. */
     isConfirmationUsable: (token: string) => isConfirmationUsable(db, token, clock.now()),
     /** Uses a confirmation link; false when it cannot confirm anything (any reason). */
@@ -73,15 +74,27 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     getWebhook: async (owner: string, id: string): Promise<Webhook> =>
       toWebhook(await findOwned(db, owner, id)),
     /** Changes url, format, events or active; re-enabling clears the failure record that disabled it. */
-    updateWebhook: (owner: string, id: string, input: WebhookChange) => updateWebhook(deps, owner, id, input),
-    deleteWebhook: async (owner: string, id: string): Promise<void> => {
-      await findOwned(db, owner, id);
-      await db.delete(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.owner, owner)));
+    updateWebhook: (owner: string, id: string, input: WebhookChange, audit?: Audit) =>
+      updateWebhook(deps, owner, id, input, audit),
+    deleteWebhook: async (owner: string, id: string, audit?: Audit): Promise<void> => {
+      const current = await findOwned(db, owner, id);
+      await db.transaction(async (tx) => {
+        await tx.delete(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.owner, owner)));
+        await recordDone(tx, audit, subjectOf(current), clock.now());
+      });
     },
     /** A new secret, shown once; the previous one keeps signing for SECRET_OVERLAP_MS. */
-    rotateSecret: (owner: string, id: string) => rotateSecret(deps, owner, id),
+    rotateSecret: (owner: string, id: string, audit?: Audit) => rotateSecret(deps, owner, id, audit),
   };
 }
+
+type Audit = AuditStamp | null;
+
+/** What an audit entry names for a subscription. */
+const subjectOf = (row: { id: string; vaultAddress: string | null }) => ({
+  target: `webhook:${row.id}`,
+  vault: row.vaultAddress,
+});
 
 interface NewWebhook {
   url: string;
@@ -146,6 +159,7 @@ async function createWebhook(
   owner: string,
   input: NewWebhook,
   createdFrom: string | null,
+  audit?: Audit,
 ): Promise<WebhookWithSecret> {
   const { db, clock } = deps;
   const url = parseSubscriptionUrl(input.url, deps.urlPolicy);
@@ -171,6 +185,7 @@ async function createWebhook(
       })
       .returning();
     const confirmation = address === null ? null : await confirm(deps, tx, inserted!.id, address, now);
+    await recordDone(tx, audit, { target: `webhook:${inserted!.id}`, vault: vault?.address ?? null }, now);
     return { row: inserted!, mail: confirmation };
   });
   await sendMail(deps, mail);
@@ -200,6 +215,7 @@ async function updateWebhook(
   owner: string,
   id: string,
   input: WebhookChange,
+  audit?: Audit,
 ): Promise<Webhook> {
   const { db, clock } = deps;
   const current = await findOwned(db, owner, id);
@@ -222,6 +238,7 @@ async function updateWebhook(
   }
   const { row, mail } = await db.transaction(async (tx) => {
     const [updated] = await tx.update(webhooks).set(changes).where(eq(webhooks.id, id)).returning();
+    await recordDone(tx, audit, subjectOf(current), now);
     return { row: updated!, mail: address === null ? null : await confirm(deps, tx, id, address, now) };
   });
   await sendMail(deps, mail);
@@ -248,20 +265,29 @@ function changedDestination(deps: WebhookServiceDeps, current: OwnedRow, input: 
   return { full, stored: toStoredDestination(full, format, deps.secretBox.seal) };
 }
 
-async function rotateSecret(deps: WebhookServiceDeps, owner: string, id: string): Promise<WebhookWithSecret> {
+async function rotateSecret(
+  deps: WebhookServiceDeps,
+  owner: string,
+  id: string,
+  audit?: Audit,
+): Promise<WebhookWithSecret> {
   const current = await findOwned(deps.db, owner, id);
   const now = deps.clock.now();
   const secret = generateWebhookSecret();
-  const [row] = await deps.db
-    .update(webhooks)
-    .set({
-      previousSecret: sql`${webhooks.secret}`,
-      previousSecretExpiresAt: new Date(now.getTime() + SECRET_OVERLAP_MS),
-      secret: deps.secretBox.seal(secret),
-      updatedAt: now,
-    })
-    .where(eq(webhooks.id, id))
-    .returning();
+  const row = await deps.db.transaction(async (tx) => {
+    const [rotated] = await tx
+      .update(webhooks)
+      .set({
+        previousSecret: sql`${webhooks.secret}`,
+        previousSecretExpiresAt: new Date(now.getTime() + SECRET_OVERLAP_MS),
+        secret: deps.secretBox.seal(secret),
+        updatedAt: now,
+      })
+      .where(eq(webhooks.id, id))
+      .returning();
+    await recordDone(tx, audit, subjectOf(current), now);
+    return rotated;
+  });
   return { ...toWebhook({ ...row!, vaultAddress: current.vaultAddress }), secret };
 }
 

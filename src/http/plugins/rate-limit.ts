@@ -34,10 +34,11 @@ const ANALYTICS_PREFIX = '/api/analytics';
 const STORE_WARNING_INTERVAL_MS = 10_000;
 
 export function getRateLimitCategory(request: FastifyRequest): RateLimitCategory {
-  return categoryOf(request.routeOptions.config, request.method);
+  return getRouteRateLimitCategory(request.routeOptions.config, request.method);
 }
 
-function categoryOf(
+/** The budget a route spends, from its config (with its url) and the request's method (docs:limits lists them). */
+export function getRouteRateLimitCategory(
   config: { rateLimitCategory?: RateLimitCategory; url?: string } | undefined,
   method: string,
 ): RateLimitCategory {
@@ -127,7 +128,7 @@ export const rateLimitPlugin = fp<RateLimitPluginOptions>(
         done();
         return;
       }
-      const category = categorySlot(categoryOf(config, request.method));
+      const category = categorySlot(getRouteRateLimitCategory(config, request.method));
       const spent = store.spend(category, request.clientKey, RATE_LIMIT_WINDOW_MS);
       if (!(spent instanceof Promise)) {
         done(settle(reply, category, spent));

@@ -1,11 +1,13 @@
 // Protected routes: `config: { auth: 'required' }` demands wallet headers or an API key; 'optional'
 // checks wallet headers when present. `apiKeys: false` accepts a wallet signature only, and
-// `requestBound: true` only one that names its request.
+// `requestBound: true` only one that names its request. A key must also hold the route's `scope`
+// (route-scope.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ApiKeyService } from '../../domain/api-keys/api-key-service.js';
 import type { WalletAuth, WalletAuthHeaders } from '../../domain/auth/wallet-auth.js';
 import { AppError, validationError } from '../../errors.js';
+import { assertRequestScope } from './route-scope.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -116,7 +118,10 @@ async function authenticate(request: FastifyRequest, { walletAuth, apiKeys }: Cr
   if (keyGiven && walletGiven) throw bothGiven();
   if (keyGiven) {
     if (!keysAccepted) throw walletRequired();
-    request.wallet = await apiKeys.authenticateApiKey(bearer);
+    const grant = await apiKeys.authenticateApiKey(bearer);
+    request.wallet = grant.owner;
+    request.apiKey = grant;
+    assertRequestScope(request, config.scope);
     return;
   }
   if (config.auth === 'optional' && !walletGiven) return;

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ActionService } from '../../domain/actions/action-service.js';
+import { type RouteAudit, requestPart } from '../plugins/audit-trail.js';
 import { described } from '../schemas/common.js';
 import {
   ActionMetadataResponse,
@@ -30,6 +31,25 @@ export const ACTION_CORS_HEADERS = {
 } as const;
 
 const ACTION = { actionEnvelope: true } as const;
+
+/** An owner's decision on an override, for the audit trail; `signed`: the actor is the body's account. */
+function decisionAudit(action: string, signed: boolean): RouteAudit {
+  const params = (request: FastifyRequest) => requestPart(request, 'params');
+  const account = (request: FastifyRequest) => requestPart(request, 'body').account;
+  return {
+    action,
+    target: (request) => `override:${String(params(request).vault)}/${String(params(request).nonce)}`,
+    vault: (request) => String(params(request).vault),
+    ...(signed
+      ? {
+          actor: (request) => {
+            const a = account(request);
+            return typeof a === 'string' ? a : undefined;
+          },
+        }
+      : {}),
+  };
+}
 const TAGS = ['actions'];
 
 export const actionsRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = async (
@@ -117,7 +137,7 @@ const actionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }> = asyn
       schema: {
         operationId: 'getApprovalAction',
         tags: TAGS,
-        summary: 'Blink metadata of an override: approve or reject a blocked transfer',
+        summary: 'The Blink of an override: the Action metadata a wallet shows to approve or reject it',
         params: ActionParams,
         querystring: ActionQuery,
         response: {
@@ -144,11 +164,13 @@ const actionDecisionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }
   app.post(
     '/:vault/:nonce/reject',
     {
-      config: { ...ACTION, auth: 'optional', apiKeys: false },
+      // Audited when wallet headers make it a rejection; without them it only answers a message to sign.
+      config: { ...ACTION, auth: 'optional', apiKeys: false, audit: decisionAudit('override.reject', false) },
       schema: {
         operationId: 'rejectOverrideAction',
         tags: TAGS,
-        summary: 'Reject the override: at once with wallet-auth headers, else through a signed message',
+        summary:
+          'Reject the override (an approval decision): at once with wallet-auth headers, else through a signed message',
         params: ActionParams,
         querystring: ActionQuery,
         body: ActionPostBody,
@@ -167,11 +189,11 @@ const actionDecisionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }
   app.post(
     '/:vault/:nonce/reject/confirm',
     {
-      config: ACTION,
+      config: { ...ACTION, audit: decisionAudit('override.reject', true) },
       schema: {
         operationId: 'confirmOverrideRejection',
         tags: TAGS,
-        summary: 'Second step of the sign-message rejection: verify the signature, then reject',
+        summary: 'Second step of the sign-message rejection: verify the signature, then reject the override',
         params: ActionParams,
         querystring: ActionQuery,
         body: ConfirmRejectBody,
@@ -215,14 +237,14 @@ function registerApproveRoutes(app: Parameters<FastifyPluginAsyncTypebox>[0], ac
   app.post(
     '/:vault/:nonce/approve/confirm',
     {
-      config: ACTION,
+      config: { ...ACTION, audit: decisionAudit('override.approve', true) },
       schema: {
         tags: TAGS,
         operationId: 'confirmOverrideApproval',
         summary:
-          'Action chaining after approve: the sent signature, read from the cluster → a completed Action',
+          'Action chaining after approve: the sent signature, read from the cluster → the approval, as a completed Action',
         description:
-          "`account` must be the vault authority (403 before anything is asked of the cluster). Polls the signature's status (backing off from 250 ms to 2 s) for up to 10 s until it is `confirmed`, then reads the transaction. 422 TRANSACTION_FAILED when it failed on-chain, 422 TRANSACTION_MISMATCH when it is not this request's approval, 404 TRANSACTION_NOT_FOUND when it never appears.",
+          "`account` must be the vault authority (403 before anything is asked of the cluster). Polls the signature's status (backing off from 250 ms to 2 s) for up to 10 s until it is `confirmed`, then reads the transaction. 422 TRANSACTION_FAILED when it failed on-chain, 422 TRANSACTION_MISMATCH when it does not approve this override, 404 TRANSACTION_NOT_FOUND when it never appears.",
         params: ActionParams,
         querystring: ActionQuery,
         body: ConfirmApproveBody,

@@ -1,5 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { SignMessageData, signMessageFields } from '../../domain/actions/sign-message-data.js';
+import { SignMessageData, signMessageFields } from '../../domain/approvals/sign-message-data.js';
 import { Address } from '../../lib/json-schema.js';
 import { errorResponses } from '../schemas/common.js';
 import { SharedLinkQuery } from './overrides.schemas.js';

@@ -1,9 +1,13 @@
 // The owner's alert settings of a vault (off-chain): GET and PUT /api/vaults/:address/alerts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AlertSettingsService } from '../../domain/alerts/alert-settings.js';
+import { vaultTarget } from '../plugins/audit-trail.js';
+import type { KeyVaultSource } from '../plugins/route-scope.js';
 import { described, errorResponses } from '../schemas/common.js';
 import { strictValidatorCompiler } from '../validator.js';
 import { AlertSettings, AlertSettingsParams, UpdateAlertSettingsBody } from './alerts.schemas.js';
+
+const VAULT_PARAM: KeyVaultSource = { in: 'params', name: 'address', kind: 'vault' };
 
 export const alertRoutes: FastifyPluginAsyncTypebox<{ alerts: AlertSettingsService }> = async (
   app,
@@ -14,7 +18,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ alerts: AlertSettingsServi
   app.get(
     '/api/vaults/:address/alerts',
     {
-      config: { auth: 'required', rateLimitCategory: 'read' },
+      config: { auth: 'required', scope: 'read', keyVault: VAULT_PARAM, rateLimitCategory: 'read' },
       schema: {
         operationId: 'getAlertSettings',
         tags: ['alerts'],
@@ -32,7 +36,13 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ alerts: AlertSettingsServi
   app.put(
     '/api/vaults/:address/alerts',
     {
-      config: { auth: 'required', rateLimitCategory: 'write' },
+      config: {
+        auth: 'required',
+        scope: 'vaults:write',
+        keyVault: VAULT_PARAM,
+        rateLimitCategory: 'write',
+        audit: { action: 'alerts.update', target: vaultTarget },
+      },
       schema: {
         operationId: 'updateAlertSettings',
         tags: ['alerts'],
@@ -45,6 +55,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ alerts: AlertSettingsServi
         },
       },
     },
-    async (request) => alerts.updateAlertSettings(request.wallet!, request.params.address, request.body),
+    async (request) =>
+      alerts.updateAlertSettings(request.wallet!, request.params.address, request.body, request.auditStamp),
   );
 };

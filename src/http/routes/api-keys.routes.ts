@@ -1,6 +1,7 @@
 // API keys: a wallet signature creates one; the wallet, or any of its keys, lists and deletes them.
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { ApiKeyService } from '../../domain/api-keys/api-key-service.js';
+import { createdTarget, paramTarget } from '../plugins/audit-trail.js';
 import { errorResponses } from '../schemas/common.js';
 import { ApiKeyIdParams, ApiKeyList, ApiKeyWithKey, CreateApiKeyBody } from './api-keys.schemas.js';
 
@@ -14,7 +15,13 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeyService }>
     '/api/api-keys',
     {
       // Only a wallet signature bound to this very request creates a key: a key cannot make more keys.
-      config: { auth: 'required', apiKeys: false, requestBound: true, rateLimitCategory: 'write' },
+      config: {
+        auth: 'required',
+        apiKeys: false,
+        requestBound: true,
+        rateLimitCategory: 'write',
+        audit: { action: 'api_key.create', target: createdTarget('api_key') },
+      },
       schema: {
         tags,
         operationId: 'createApiKey',
@@ -26,13 +33,14 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeyService }>
         },
       },
     },
-    async (request, reply) => reply.code(201).send(await apiKeys.createApiKey(request.wallet!, request.body)),
+    async (request, reply) =>
+      reply.code(201).send(await apiKeys.createApiKey(request.wallet!, request.body, request.auditStamp)),
   );
 
   app.get(
     '/api/api-keys',
     {
-      config: { auth: 'required' },
+      config: { auth: 'required', scope: 'read' },
       schema: {
         tags,
         operationId: 'listApiKeys',
@@ -49,7 +57,12 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeyService }>
   app.delete(
     '/api/api-keys/:id',
     {
-      config: { auth: 'required' },
+      // Revoking keys is an owner-wide write: a key limited to some vaults may not.
+      config: {
+        auth: 'required',
+        scope: 'vaults:write',
+        audit: { action: 'api_key.delete', target: paramTarget('api_key') },
+      },
       schema: {
         tags,
         operationId: 'deleteApiKey',
@@ -62,7 +75,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeyService }>
       },
     },
     async (request, reply) => {
-      await apiKeys.deleteApiKey(request.wallet!, request.params.id);
+      await apiKeys.deleteApiKey(request.wallet!, request.params.id, request.auditStamp);
       return reply.code(204).send(null);
     },
   );

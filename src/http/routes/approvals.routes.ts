@@ -1,5 +1,7 @@
-// What became of the approval a blocked transfer asked for, by the transfer's signature: read now, or
-// held (waitMs) until the owner decides, so an agent waits with one request instead of polling.
+// The approval of a blocked transfer (the owner's decision on the override it asked for), by the
+// transfer's signature: read now, or held (waitMs) until the owner decides, so an agent waits with one
+// request instead of polling; a held request takes a slot of the caller's (its address and network)
+// under the process's wait cap.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@fastify/type-provider-typebox';
 import { Approval } from '../../domain/approvals/approval-resource.js';
@@ -24,7 +26,7 @@ const ApprovalQuery = Type.Object(
         minimum: 0,
         maximum: MAX_APPROVAL_WAIT_MS,
         description:
-          'hold the request up to this many milliseconds while the approval is pending (or the transfer not seen yet); 0 (default) answers at once',
+          'hold the request up to this many milliseconds while the override is pending; 0 (default) answers at once, and so does any other status (a transfer not seen yet is none at once)',
       }),
     ),
   },
@@ -45,12 +47,15 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ approvals: ApprovalServ
         operationId: 'getTransferApproval',
         tags: ['agents'],
         summary:
-          "The owner's decision on the approval a blocked transfer asked for, by the transfer's signature",
+          "The approval of a blocked transfer: the owner's decision on its override, by the transfer's signature",
         description:
-          'status pending, approved, executed, rejected, expired, or none (the transfer asked for no approval, or is not seen yet). With waitMs the answer comes as soon as the status is no longer pending (within about 250 ms of the decision, whichever process recorded it), or when waitMs passes.',
+          'status pending, approved, executed, rejected, expired, or none (the transfer asked for no approval, or is not seen yet). With waitMs a pending override is held: the answer comes as soon as the status is no longer pending (within about 250 ms of the decision, whichever process recorded it), or when waitMs passes. Held waits are capped per client address, per network and per process (docs/AGENTS.md): over a share 429, a full process 503, both with Retry-After.',
         params: ApprovalParams,
         querystring: ApprovalQuery,
-        response: { 200: described(Approval, 'The approval as of now'), ...errorResponses(404) },
+        response: {
+          200: described(Approval, 'The approval as of now'),
+          ...errorResponses(404, 429, 503),
+        },
       },
     },
     async (request, reply) => {
@@ -59,11 +64,12 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ approvals: ApprovalServ
       request.raw.once('close', onClose);
       const { address, signature } = request.params;
       try {
-        const read = await approvals.getApproval(address, signature, {
+        const approval = await approvals.getApproval(address, signature, {
           waitMs: request.query.waitMs ?? 0,
           signal: left.signal,
+          holder: request,
         });
-        return reply.header('cache-control', 'no-store').send(read.approval);
+        return reply.header('cache-control', 'no-store').send(approval);
       } finally {
         request.raw.off('close', onClose);
       }

@@ -7,7 +7,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/auth/verify',
     {
-      config: { auth: 'required', rateLimitCategory: 'write' },
+      config: { auth: 'required', scope: 'read', rateLimitCategory: 'write' },
       schema: {
         operationId: 'verifyAuth',
         tags: ['auth'],

@@ -16,7 +16,7 @@ export const budgetRoutes: FastifyPluginAsyncTypebox<{ budget: BudgetService }> 
       schema: {
         operationId: 'getVaultBudget',
         tags: ['agents'],
-        summary: "What the vault's agent may still send, until when, and the owner's open approvals",
+        summary: "What the vault's agent may still send, until when, and the vault's pending overrides",
         description:
           "Read from the chain at request time (the VaultConfig account, the deposit address and the Clock sysvar, as of one confirmed slot) and judged by the program's rules; never cached.",
         params: VaultParams,

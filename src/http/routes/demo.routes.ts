@@ -3,6 +3,7 @@
 // document: no deployment serves it.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { LOOPBACK_HOSTS } from '../../config.js';
+import type { DemoGuard } from '../../domain/demo/demo-guard.js';
 import type { DemoWallet } from '../../domain/demo/demo-wallet.js';
 import { AppError } from '../../errors.js';
 import { DemoWalletResponse } from './demo.schemas.js';
@@ -22,7 +23,10 @@ function assertLoopbackHost(header: string | undefined): void {
   throw new AppError('FORBIDDEN', 'the demo wallet answers only to localhost, 127.0.0.1 or [::1] as Host');
 }
 
-export const demoRoutes: FastifyPluginAsyncTypebox<{ wallet: DemoWallet }> = async (app, { wallet }) => {
+export const demoRoutes: FastifyPluginAsyncTypebox<{ wallet: DemoWallet; guard: DemoGuard }> = async (
+  app,
+  { wallet, guard },
+) => {
   app.get(
     '/api/demo/wallet',
     {
@@ -35,6 +39,8 @@ export const demoRoutes: FastifyPluginAsyncTypebox<{ wallet: DemoWallet }> = asy
     },
     async (request, reply) => {
       assertLoopbackHost(request.headers.host);
+      // Never once the demo's RPC stopped serving the local ledger it served at start.
+      await guard.assertServing();
       return reply.header('cache-control', 'no-store').send({ ...wallet, secretKey: [...wallet.secretKey] });
     },
   );

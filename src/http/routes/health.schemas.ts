@@ -18,6 +18,12 @@ export const HealthResponse = Type.Object(
         Type.Literal('connecting'),
         Type.Literal('disconnected'),
       ]),
+      source: Nullable(
+        Type.Union([Type.Literal('grpc'), Type.Literal('websocket')], {
+          description:
+            'the live source in use: the Yellowstone gRPC stream or the WebSocket log subscription',
+        }),
+      ),
       cluster: Type.String(),
       lastSlot: Nullable(Type.Integer()),
       lastEventAt: Nullable(Timestamp()),

@@ -36,13 +36,20 @@ function streams(body: unknown): boolean {
   );
 }
 
+/** The headers the transport reads (its checks of Accept and Content-Type, the protocol version). */
+const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version'] as const;
+
+/**
+ * The request as the transport takes it: its few headers, the body already parsed. The URL is fixed:
+ * the Host header is the client's text (`a b`, `xn--`), never part of a URL built here.
+ */
 function toWebRequest(request: FastifyRequest): Request {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
+  for (const name of TRANSPORT_HEADERS) {
+    const value = request.headers[name];
     if (typeof value === 'string') headers.set(name, value);
-    else if (Array.isArray(value)) for (const each of value) headers.append(name, each);
   }
-  return new Request(`http://${request.hostname || 'localhost'}/mcp`, { method: 'POST', headers });
+  return new Request('http://localhost/mcp', { method: 'POST', headers });
 }
 
 export async function mcpRoutes(

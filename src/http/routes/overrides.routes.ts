@@ -25,9 +25,10 @@ export const overrideRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         operationId: 'listOverrides',
         tags: ['overrides'],
-        summary: 'List overrides, newest first, optionally of one vault, one owner and one status',
+        summary:
+          'List overrides (the records of blocked transfers), newest first, optionally of one vault, one owner and one status',
         description:
-          "`owner=<address>&status=pending` lists every approval request still open across the owner's vaults: pending and not expired, read as of the request.",
+          "`owner=<address>&status=pending` lists every override still awaiting the owner's approval across their vaults: pending and not expired, read as of the request.",
         querystring: OverrideListQuery,
         response: {
           200: described(OverrideList, 'A page of overrides, newest first'),
@@ -47,8 +48,7 @@ export const overrideRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         operationId: 'getOverride',
         tags: ['overrides'],
-        summary:
-          'One approval request of a vault by its address: nonce, and ?transfer= for all but the first',
+        summary: 'One override of a vault by its address: nonce, and ?transfer= for all but the first',
         params: OverrideParams,
         querystring: OverrideAddressQuery,
         response: {
@@ -72,7 +72,8 @@ export const overrideRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags: ['overrides'],
         operationId: 'previewOverrideApproval',
-        summary: 'What approving costs and does: the approve transaction for `account`, simulated',
+        summary:
+          'Approve preview: what approving the override costs and does, the approve transaction for `account`, simulated',
         description:
           'Instructions, compute units, priority and network fees, and the balance changes of payer, vault, destination and treasury; or the simulation error in words (still 200). Spends the write budget; identical previews within 5 s share one simulation.',
         params: OverrideParams,

@@ -15,7 +15,7 @@ export const OverrideListQuery = Type.Object(
     ...VaultStatusQuery.properties,
     owner: Type.Optional(
       Address(
-        "only overrides of the vaults this wallet owns (their authority); with status=pending, only those not yet expired: the owner's open approvals",
+        'only overrides of the vaults this wallet owns (their authority); with status=pending, only those not yet expired: the overrides awaiting the owner',
       ),
     ),
   },

@@ -128,7 +128,7 @@ async function pageStatus(lookup: () => Promise<unknown>): Promise<number> {
 
 const NONCE = /^[0-9]{1,20}$/;
 
-/** The approval page in demo mode also talks to the demo's RPC (the demo wallet sends there). */
+/** The approval and vault pages in demo mode also talk to the demo's RPC (the demo wallet sends there). */
 function overridePageCsp(demoRpcUrl: string | null): typeof PAGE_CSP {
   if (demoRpcUrl === null) return PAGE_CSP;
   return { ...PAGE_CSP, 'connect-src': [...PAGE_CSP['connect-src'], new URL(demoRpcUrl).origin] };
@@ -194,7 +194,8 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{
   app.get(
     '/vaults/:address',
     {
-      ...page,
+      // In demo mode the vault page's console offers the demo wallet too, which sends to the demo's RPC.
+      config: { ...page.config, contentSecurityPolicy: overridePageCsp(demoRpcUrl) },
       schema: {
         hide: true,
         tags: ['pages'],

@@ -1,4 +1,4 @@
-// The owner's what-if before signing a policy change: public, on the analytics budget (it reads history).
+// The owner's policy preview before signing a policy change: public, on the analytics budget (it reads history).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { PolicyPreviewService } from '../../domain/policy/policy-preview.js';
 import { PolicyPreview, PolicyPreviewBody } from '../../domain/policy/policy-preview-resource.js';
@@ -31,7 +31,7 @@ export const policyPreviewRoutes: FastifyPluginAsyncTypebox<{ policyPreview: Pol
       },
     },
     async (request, reply) => {
-      const body = await policyPreview.preview(request.params.address, request.body);
+      const body = await policyPreview.preview(request.params.address, request.body, request);
       return reply.header('cache-control', 'no-store').send(body);
     },
   );

@@ -2,6 +2,7 @@
 // address or its record uuid, the same parameter as the read) renames and builds updates.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { VaultWriteService } from '../../domain/vaults/vault-writes.js';
+import { type AuditAnswer, vaultTarget } from '../plugins/audit-trail.js';
 import { described, errorResponses } from '../schemas/common.js';
 import { strictValidatorCompiler } from '../validator.js';
 import {
@@ -21,7 +22,16 @@ export const vaultWriteRoutes: FastifyPluginAsyncTypebox<{ vaultWrites: VaultWri
   app.post(
     '/api/vaults',
     {
-      config: { auth: 'required', rateLimitCategory: 'write' },
+      config: {
+        auth: 'required',
+        scope: 'vaults:write',
+        rateLimitCategory: 'write',
+        audit: {
+          action: 'vault.create',
+          target: (_, answer) => `vault:${createdVault(answer) ?? 'new'}`,
+          vault: (_, answer) => createdVault(answer),
+        },
+      },
       schema: {
         operationId: 'createVault',
         tags: ['vaults'],
@@ -45,7 +55,13 @@ export const vaultWriteRoutes: FastifyPluginAsyncTypebox<{ vaultWrites: VaultWri
   app.patch(
     '/api/vaults/:address',
     {
-      config: { auth: 'required', rateLimitCategory: 'write' },
+      config: {
+        auth: 'required',
+        scope: 'vaults:write',
+        keyVault: { in: 'params', name: 'address', kind: 'vault' },
+        rateLimitCategory: 'write',
+        audit: { action: 'vault.update', target: vaultTarget },
+      },
       schema: {
         operationId: 'updateVault',
         tags: ['vaults'],
@@ -61,6 +77,13 @@ export const vaultWriteRoutes: FastifyPluginAsyncTypebox<{ vaultWrites: VaultWri
         },
       },
     },
-    async (request) => vaultWrites.updateVault(request.wallet!, request.params.address, request.body),
+    async (request) =>
+      vaultWrites.updateVault(request.wallet!, request.params.address, request.body, request.auditStamp),
   );
 };
+
+/** The address of the vault a build answer creates. */
+function createdVault(answer: AuditAnswer): string | undefined {
+  const vault = answer?.vault as { address?: unknown } | undefined;
+  return typeof vault?.address === 'string' ? vault.address : undefined;
+}

@@ -1,4 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox';
+import { MAX_NAME_BYTES, MAX_WHITELIST } from '../../domain/policy/program-limits.js';
 import { VaultDetail } from '../../domain/vaults/vault-resource.js';
 import { Address, NullableString } from '../../lib/json-schema.js';
 import { LamportsInput } from '../schemas/common.js';
@@ -9,7 +10,7 @@ const UnsignedTransaction = (description: string) => Type.String({ contentEncodi
 
 export const CreateVaultBody = Type.Object(
   {
-    name: VaultName('1 to 50 characters, at most 50 UTF-8 bytes (stored on-chain)'),
+    name: VaultName(`1 to 50 characters, at most ${MAX_NAME_BYTES} UTF-8 bytes (stored on-chain)`),
     agentSigner: Address('the agent key allowed to spend within the policy'),
     dailyLimit: LamportsInput(),
   },
@@ -50,10 +51,13 @@ export const UpdateVaultBody = Type.Object(
     whitelist: Type.Optional(
       Type.Object(
         {
-          add: Type.Optional(Type.Array(Address(), { maxItems: 20 })),
-          remove: Type.Optional(Type.Array(Address(), { maxItems: 20 })),
+          add: Type.Optional(Type.Array(Address(), { maxItems: MAX_WHITELIST })),
+          remove: Type.Optional(Type.Array(Address(), { maxItems: MAX_WHITELIST })),
         },
-        { additionalProperties: false, description: 'the whitelist holds at most 20 addresses' },
+        {
+          additionalProperties: false,
+          description: `the whitelist holds at most ${MAX_WHITELIST} addresses`,
+        },
       ),
     ),
   },

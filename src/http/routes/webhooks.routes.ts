@@ -1,6 +1,8 @@
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { DeliveryService } from '../../domain/webhooks/delivery-service.js';
 import type { WebhookService } from '../../domain/webhooks/webhook-service.js';
+import { type AuditAnswer, createdTarget, paramTarget } from '../plugins/audit-trail.js';
+import type { KeyVaultSource } from '../plugins/route-scope.js';
 import { described, errorResponses } from '../schemas/common.js';
 import { webhookConfirmationRoutes } from './webhook-confirmation.routes.js';
 import {
@@ -19,8 +21,19 @@ import {
   WebhookWithSecret,
 } from './webhooks.schemas.js';
 
-// Wallet auth also documents the security scheme and 401, and sends Cache-Control: no-store.
-const protectedRoute = { config: { auth: 'required' as const } };
+// Wallet auth also documents the security scheme and 401, and sends Cache-Control: no-store. Keys need
+// the `webhooks` scope; a key limited to some vaults reaches the subscriptions of those vaults only.
+const webhookRoute = { auth: 'required', scope: 'webhooks' } as const;
+const WEBHOOK_PARAM: KeyVaultSource = { in: 'params', name: 'id', kind: 'webhook' };
+const BODY_VAULT: KeyVaultSource = { in: 'body', name: 'vault', kind: 'vault' };
+/** A write on one subscription, recorded in the audit trail as `action`. */
+const audited = (action: string, target = paramTarget('webhook')) => ({
+  ...webhookRoute,
+  keyVault: WEBHOOK_PARAM,
+  audit: { action, target },
+});
+const createdWebhookVault = (_: unknown, answer: AuditAnswer) =>
+  typeof answer?.vault === 'string' ? answer.vault : undefined;
 const tags = ['webhooks'];
 
 /** Subscriptions, their deliveries, and the page that confirms a `mailto:` subscription. */
@@ -41,7 +54,11 @@ const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookSe
   app.post(
     '/api/webhooks',
     {
-      ...protectedRoute,
+      config: {
+        ...webhookRoute,
+        keyVault: BODY_VAULT,
+        audit: { action: 'webhook.create', target: createdTarget('webhook'), vault: createdWebhookVault },
+      },
       schema: {
         operationId: 'createWebhook',
         tags,
@@ -54,13 +71,17 @@ const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookSe
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await webhooks.createWebhook(request.wallet!, request.body, request.clientKey)),
+      reply
+        .code(201)
+        .send(
+          await webhooks.createWebhook(request.wallet!, request.body, request.clientKey, request.auditStamp),
+        ),
   );
 
   app.get(
     '/api/webhooks',
     {
-      ...protectedRoute,
+      config: webhookRoute,
       schema: {
         operationId: 'listWebhooks',
         tags,
@@ -78,7 +99,7 @@ const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookSe
   app.get(
     '/api/webhooks/:id',
     {
-      ...protectedRoute,
+      config: { ...webhookRoute, keyVault: WEBHOOK_PARAM },
       schema: {
         operationId: 'getWebhook',
         tags,
@@ -101,7 +122,7 @@ const webhookChangeRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService 
   app.patch(
     '/api/webhooks/:id',
     {
-      ...protectedRoute,
+      config: audited('webhook.update'),
       schema: {
         operationId: 'updateWebhook',
         tags,
@@ -114,13 +135,14 @@ const webhookChangeRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService 
         },
       },
     },
-    async (request) => webhooks.updateWebhook(request.wallet!, request.params.id, request.body),
+    async (request) =>
+      webhooks.updateWebhook(request.wallet!, request.params.id, request.body, request.auditStamp),
   );
 
   app.delete(
     '/api/webhooks/:id',
     {
-      ...protectedRoute,
+      config: audited('webhook.delete'),
       schema: {
         operationId: 'deleteWebhook',
         tags,
@@ -130,7 +152,7 @@ const webhookChangeRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService 
       },
     },
     async (request, reply) => {
-      await webhooks.deleteWebhook(request.wallet!, request.params.id);
+      await webhooks.deleteWebhook(request.wallet!, request.params.id, request.auditStamp);
       return reply.code(204).send(null);
     },
   );
@@ -138,7 +160,7 @@ const webhookChangeRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService 
   app.post(
     '/api/webhooks/:id/rotate-secret',
     {
-      ...protectedRoute,
+      config: audited('webhook.rotate_secret'),
       schema: {
         operationId: 'rotateWebhookSecret',
         tags,
@@ -150,7 +172,7 @@ const webhookChangeRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService 
         },
       },
     },
-    async (request) => webhooks.rotateSecret(request.wallet!, request.params.id),
+    async (request) => webhooks.rotateSecret(request.wallet!, request.params.id, request.auditStamp),
   );
 };
 
@@ -162,7 +184,7 @@ const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliverySer
   app.post(
     '/api/webhooks/:id/test',
     {
-      ...protectedRoute,
+      config: audited('webhook.test'),
       schema: {
         operationId: 'testWebhook',
         tags,
@@ -175,13 +197,15 @@ const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliverySer
       },
     },
     async (request, reply) =>
-      reply.code(202).send(await deliveries.sendTestEvent(request.wallet!, request.params.id)),
+      reply
+        .code(202)
+        .send(await deliveries.sendTestEvent(request.wallet!, request.params.id, request.auditStamp)),
   );
 
   app.get(
     '/api/webhooks/:id/deliveries',
     {
-      ...protectedRoute,
+      config: { ...webhookRoute, keyVault: WEBHOOK_PARAM },
       schema: {
         operationId: 'listDeliveries',
         tags,
@@ -200,7 +224,7 @@ const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliverySer
   app.post(
     '/api/webhooks/:id/deliveries/:deliveryId/retry',
     {
-      ...protectedRoute,
+      config: audited('webhook.retry', paramTarget('delivery', 'deliveryId')),
       schema: {
         operationId: 'retryDelivery',
         tags,
@@ -220,7 +244,7 @@ const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliverySer
   app.post(
     '/api/webhooks/:id/recover',
     {
-      ...protectedRoute,
+      config: audited('webhook.recover'),
       schema: {
         operationId: 'recoverDeliveries',
         tags,
@@ -240,6 +264,13 @@ const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliverySer
     async (request, reply) =>
       reply
         .code(202)
-        .send(await deliveries.recoverDeliveries(request.wallet!, request.params.id, request.body)),
+        .send(
+          await deliveries.recoverDeliveries(
+            request.wallet!,
+            request.params.id,
+            request.body,
+            request.auditStamp,
+          ),
+        ),
   );
 };

@@ -79,6 +79,19 @@ const OverrideExpiring = Type.Object(
   { title: 'OverrideExpiring' },
 );
 
+const TransactionDropped = Type.Object(
+  {
+    signature: Type.String({ description: 'the transaction the cluster dropped' }),
+    slot: Type.Integer({ minimum: 0, description: 'the slot it had been confirmed in' }),
+    vault: Address('a vault it named (one event per vault)'),
+    previousStatus: Type.Union(
+      [Type.Literal('executed'), Type.Literal('blocked'), Type.Literal('pending'), Type.Null()],
+      { description: 'the status its transfer had; null when it made no transfer' },
+    ),
+  },
+  { title: 'TransactionDropped' },
+);
+
 const DATA: Readonly<Record<string, TSchema>> = {
   'budget.threshold': BudgetThreshold,
   'agent.velocity': AgentVelocity,
@@ -86,6 +99,7 @@ const DATA: Readonly<Record<string, TSchema>> = {
   'override.expired': OverrideResource,
   'transaction.blocked': BlockedTransfer,
   'transaction.executed': TransactionResource,
+  'transaction.dropped': TransactionDropped,
   'override.created': OverrideResource,
   'override.approved': OverrideResource,
   'override.executed': OverrideResource,

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from './columns.js';
 
@@ -17,7 +18,9 @@ export const authClaims = pgTable(
 
 /**
  * API keys: a key acts as the wallet that created it. Only the SHA-256 (hex) of the key is kept; a
- * deleted key keeps its row with `revoked_at` set, so a request still carrying it is told so.
+ * deleted key keeps its row with `revoked_at` set, so a request still carrying it is told so. A key acts
+ * only within its `scopes`, on its `vaults` (null: every vault of the owner), until `expires_at` (null:
+ * until deleted); keys made before scopes existed hold all of them.
  */
 export const apiKeys = pgTable(
   'api_keys',
@@ -31,6 +34,12 @@ export const apiKeys = pgTable(
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     lastUsedAt: timestamptz('last_used_at'),
     revokedAt: timestamptz('revoked_at'),
+    scopes: text('scopes')
+      .array()
+      .notNull()
+      .default(sql`'{read,webhooks,vaults:write,exports,audit}'::text[]`),
+    vaults: text('vaults').array(),
+    expiresAt: timestamptz('expires_at'),
   },
   (t) => [
     uniqueIndex('api_keys_key_hash_idx').on(t.keyHash),

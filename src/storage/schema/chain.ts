@@ -1,7 +1,9 @@
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   bigserial,
   boolean,
+  check,
   index,
   integer,
   jsonb,
@@ -46,9 +48,18 @@ export const chainSignatures = pgTable(
     failed: boolean('failed').notNull().default(false),
     eventCount: integer('event_count').notNull().default(0),
     truncated: boolean('truncated').notNull().default(false),
+    /** `confirmed` as ingested; the finality reconciler moves it to `finalized` (or drops the signature). */
+    commitment: text('commitment', { enum: ['confirmed', 'finalized'] })
+      .notNull()
+      .default('confirmed'),
     processedAt: timestamptz('processed_at').notNull().defaultNow(),
   },
-  (t) => [index('chain_signatures_slot_idx').on(t.slot)],
+  (t) => [
+    index('chain_signatures_slot_idx').on(t.slot),
+    // The reconciler's work list: only signatures not yet finalized, oldest slot first.
+    index('chain_signatures_unfinalized_idx').on(t.slot).where(sql`${t.commitment} = 'confirmed'`),
+    check('chain_signatures_commitment_check', sql`${t.commitment} in ('confirmed', 'finalized')`),
+  ],
 );
 
 /** Ingestion cursors by name: the newest signature below which history is complete. */
@@ -64,6 +75,8 @@ export const chainHeartbeats = pgTable('chain_heartbeats', {
   name: text('name').primaryKey(),
   /** `connected` (log subscription up), `connecting` (re-subscribing) or `disconnected` (stopped). */
   status: text('status').notNull(),
+  /** The live source in use: `grpc` (Yellowstone stream) or `websocket` (log subscription); null when stopped. */
+  source: text('source'),
   /** Which process holds the ingestor lock (host:pid), for operators. */
   instance: text('instance').notNull(),
   /** When the oldest known but not yet applied signature was first seen; null when caught up. */

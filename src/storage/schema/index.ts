@@ -1,4 +1,6 @@
+export * from './agent-transfers.js';
 export * from './alerts.js';
+export * from './audit.js';
 export * from './auth.js';
 export * from './chain.js';
 export * from './metrics.js';

@@ -6,6 +6,10 @@ import { vaults } from './vaults.js';
 export const TRANSACTION_STATUSES = ['executed', 'blocked', 'pending'] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
+/** How final the chain holds a row's transaction: `confirmed` as ingested, `finalized` once rooted. */
+export const COMMITMENTS = ['confirmed', 'finalized'] as const;
+export type Commitment = (typeof COMMITMENTS)[number];
+
 /** One transfer attempt: executed, blocked by policy, or pending (an approved override's transfer). */
 export const transactions = pgTable(
   'transactions',
@@ -25,6 +29,8 @@ export const transactions = pgTable(
     blockReason: text('block_reason'),
     overrideId: uuid('override_id'),
     slot: bigint('slot', { mode: 'number' }),
+    /** Moved to `finalized` by the finality reconciler (src/chain/finality-reconciler.ts). */
+    commitment: text('commitment', { enum: COMMITMENTS }).notNull().default('confirmed'),
     timestamp: timestamptz('timestamp').notNull(),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
@@ -53,6 +59,7 @@ export const transactions = pgTable(
     index('transactions_destination_timestamp_idx').on(t.destination, t.timestamp),
     index('transactions_override_idx').on(t.overrideId),
     check('transactions_status_check', sql`${t.status} in ('executed', 'blocked', 'pending')`),
+    check('transactions_commitment_check', sql`${t.commitment} in ('confirmed', 'finalized')`),
   ],
 );
 

@@ -72,13 +72,22 @@ export async function startStack(options: { env?: Record<string, string> } = {})
     const response = await fetch(`${baseUrl}${path}`);
     return { status: response.status, body: (await response.json()) as T };
   };
-  // Live updates need the ingestor's log subscription up before the chain moves.
-  await waitFor(
-    async () =>
-      (await getJson<{ chain?: { status?: string } }>('/api/health')).body.chain?.status === 'connected',
-    { timeoutMs: 30_000, intervalMs: 100, message: 'ingestor subscribed' },
-  );
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  // A stack that fails after the service started (no Chromium, an ingestor that never subscribes) stops
+  // what it started: left running, they would hold the test file open until its timeout.
+  const browser = await (async () => {
+    // Live updates need the ingestor's log subscription up before the chain moves.
+    await waitFor(
+      async () =>
+        (await getJson<{ chain?: { status?: string } }>('/api/health')).body.chain?.status === 'connected',
+      { timeoutMs: 30_000, intervalMs: 100, message: 'ingestor subscribed' },
+    );
+    return await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  })().catch(async (error: unknown) => {
+    await service.stop();
+    await fake.close();
+    await storage?.close();
+    throw error;
+  });
   mkdirSync(ARTIFACTS, { recursive: true });
   return {
     fake,
@@ -107,6 +116,13 @@ export function errorsOf(page: Page): string[] {
   return pageErrors.get(page) ?? [];
 }
 
+const consoleErrors = new WeakMap<Page, string[]>();
+
+/** What the page logged as an error in its console (a failed request shows there too). */
+export function consoleErrorsOf(page: Page): string[] {
+  return consoleErrors.get(page) ?? [];
+}
+
 /**
  * A page whose browser has the test wallet installed for `wallet` (or none). `clientAddress` makes the
  * browser its own client of the service's per-address budgets (sent as X-Forwarded-For; the stack must
@@ -127,6 +143,11 @@ export async function openPage(
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   pageErrors.set(page, errors);
+  const logged: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') logged.push(`${message.text()} (${message.location().url})`);
+  });
+  consoleErrors.set(page, logged);
   if (wallet !== null) {
     await page.exposeFunction('vaultkeeperTestWalletSend', (wire: string) => sendRaw(stack.fake, wire));
     const publicKey = Buffer.from(wallet.secretKey.slice(32)).toString('base64');

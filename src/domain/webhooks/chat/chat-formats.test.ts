@@ -90,8 +90,12 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   'treasury.audited': { vault: VAULT, auditor: 'someone', note: '*bold* <@123> & [x](https://evil.example)' },
 };
 
-const bodies = (event: string, data: Record<string, unknown>) => {
-  const message = buildChatMessage(event, { timestamp: '2026-11-27T23:00:00.000Z', data });
+const bodies = (event: string, data: Record<string, unknown>, vaultName?: string) => {
+  const message = buildChatMessage(
+    event,
+    { timestamp: '2026-11-27T23:00:00.000Z', data },
+    vaultName === undefined ? {} : { vaultName },
+  );
   return {
     message,
     slack: buildSlackBody(message),
@@ -101,6 +105,13 @@ const bodies = (event: string, data: Record<string, unknown>) => {
 };
 
 const withComponents = new URLSearchParams('with_components=true');
+
+/** A Slack block by its type. */
+const slackBlock = (body: { blocks: unknown[] }, type: string) =>
+  body.blocks.find((b) => (b as { type: string }).type === type) as Record<string, unknown> | undefined;
+const slackSection = (body: { blocks: unknown[] }) =>
+  (slackBlock(body, 'section') as { text: { text: string; verbatim?: boolean } }).text;
+const SHORT = '7xKX…gAsU';
 
 describe('chat bodies', () => {
   test('every event (service, alerts, unknown) gives a body each platform accepts', () => {
@@ -117,8 +128,8 @@ describe('chat bodies', () => {
     for (const [event, data] of Object.entries(SAMPLES)) {
       const { slack, discord, telegram } = bodies(event, data);
       const wanted = approvable.includes(event);
-      const slackButton = (slack.blocks[1] as { elements?: { url: string }[] } | undefined)?.elements?.[0]
-        ?.url;
+      const slackButton = (slackBlock(slack, 'actions') as { elements?: { url: string }[] } | undefined)
+        ?.elements?.[0]?.url;
       assert.equal(slackButton, wanted ? APPROVAL : undefined, `slack ${event}`);
       assert.equal(
         discord.components[0]?.components[0]?.url,
@@ -136,14 +147,46 @@ describe('chat bodies', () => {
 
   test('a vault named <b>& shows as typed on every platform', () => {
     const { slack, discord, telegram } = bodies('vault.created', SAMPLES['vault.created']!);
-    const section = (slack.blocks[0] as { text: { text: string } }).text.text;
-    assert.match(renderSlack(section), /Vault created: <b>&/);
-    assert.match(renderSlack(slack.text), /^Vault created: <b>&$/);
-    assert.equal(renderDiscord(discord.embeds[0]!.title), 'Vault created: <b>&');
-    assert.equal(renderDiscord(discord.content), 'Vault created: <b>&');
+    const header = slackBlock(slack, 'header') as { text: { type: string; text: string } };
+    assert.deepEqual(header.text, {
+      type: 'plain_text',
+      text: `Vault created: <b>& (${SHORT})`,
+      emoji: false,
+    });
+    assert.equal(renderSlack(slack.text), `Vault created: <b>& (${SHORT})`);
+    assert.equal(renderDiscord(discord.embeds[0]!.title), `Vault created: <b>& (${SHORT})`);
+    assert.equal(renderDiscord(discord.content), `Vault created: <b>& (${SHORT})`);
     assert.deepEqual(discordUnescaped(discord.content), []);
-    assert.match(renderTelegram(telegram.text), /^Vault created: <b>&\n/);
-    assert.match(telegram.text, /^<b>Vault created: &lt;b&gt;&amp;<\/b>/);
+    assert.match(renderTelegram(telegram.text), /^Vault created: <b>& \(7xKX…gAsU\)\n/);
+    assert.match(telegram.text, /^<b>Vault created: &lt;b&gt;&amp; \(7xKX…gAsU\)<\/b>/);
+  });
+
+  test('every message of a named vault names it beside its short address, a hostile name as typed', () => {
+    const name = '*bold* <@here> [x](http://evil.example) :tada: `c`';
+    const label = `${name} (${SHORT})`;
+    for (const event of [...WEBHOOK_EVENTS, 'budget.threshold', 'agent.velocity', 'override.expiring']) {
+      if (event === 'webhook.test' || event.startsWith('vault.')) continue;
+      const { message, slack, discord, telegram } = bodies(event, SAMPLES[event] ?? { vault: VAULT }, name);
+      assert.ok(message.title.endsWith(label), `${event}: ${message.title}`);
+      const context = slackBlock(slack, 'context') as { elements: { type: string; text: string }[] };
+      assert.deepEqual(context.elements, [{ type: 'plain_text', text: `Vault: ${label}`, emoji: false }]);
+      assert.ok(!slackSection(slack).text.includes(name), `${event}: the name stays out of Slack mrkdwn`);
+      assert.equal(slackSection(slack).verbatim, true);
+      assert.deepEqual(validateSlackBody(slack), [], event);
+      assert.ok(renderDiscord(discord.embeds[0]!.title).endsWith(label), event);
+      assert.deepEqual(discordUnescaped(discord.embeds[0]!.title), [], event);
+      assert.deepEqual(discordUnescaped(discord.content), [], event);
+      assert.ok(renderTelegram(telegram.text).includes(`Vault name: ${name}\n`), event);
+      assert.doesNotMatch(telegram.text, /<a |<code>\*|<i>|<@/, event);
+    }
+  });
+
+  test('a name in the payload wins over the one the worker read; without either, the short address', () => {
+    assert.match(bodies('vault.paused', SAMPLES['vault.paused']!, 'Renamed').message.title, /: Ops \(/);
+    assert.equal(
+      bodies('policy.updated', SAMPLES['policy.updated']!).message.title,
+      `Policy updated: ${SHORT}`,
+    );
   });
 
   test('markdown, mentions and links in data are neutralised', () => {
@@ -152,7 +195,7 @@ describe('chat bodies', () => {
       assert.deepEqual(discordUnescaped(field.value), [], field.value);
     const note = discord.embeds[0]!.fields.find((f) => f.name === 'note')!;
     assert.equal(renderDiscord(note.value), '*bold* <@123> & [x](https://evil.example)');
-    assert.match(renderSlack((slack.blocks[0] as { text: { text: string } }).text.text), /<@123> & \[x\]/);
+    assert.match(renderSlack(slackSection(slack).text), /<@123> & \[x\]/);
     assert.match(renderTelegram(telegram.text), /note: \*bold\* <@123> & \[x\]/);
   });
 

@@ -1,5 +1,6 @@
 // The HTTP request of a chat delivery: the platform's body built from the stored payload, sent to the
 // destination's own URL without any signature header, and the platform's wait after a 429.
+import type { EventContext } from '../event-text.js';
 import { buildChatMessage } from './chat-message.js';
 import { type ChatFormat, parseTelegramUrl } from './destination.js';
 import { buildDiscordBody, discordRequestUrl } from './discord.js';
@@ -12,10 +13,18 @@ export interface ChatRequest {
   headers: Record<string, string>;
 }
 
-/** The request for one delivery; `payload` is the stored JSON text of `{ id, event, timestamp, data }`. */
-export function buildChatRequest(format: ChatFormat, url: string, payload: string): ChatRequest {
+/**
+ * The request for one delivery; `payload` is the stored JSON text of `{ id, event, timestamp, data }`,
+ * `context` what the worker adds (the vault's name).
+ */
+export function buildChatRequest(
+  format: ChatFormat,
+  url: string,
+  payload: string,
+  context: EventContext = {},
+): ChatRequest {
   const parsed = JSON.parse(payload) as { event?: unknown; timestamp?: unknown; data?: unknown };
-  const message = buildChatMessage(String(parsed.event ?? ''), parsed);
+  const message = buildChatMessage(String(parsed.event ?? ''), parsed, context);
   const headers = { 'content-type': 'application/json' };
   switch (format) {
     case 'slack':

@@ -1,0 +1,1 @@
+ALTER TABLE "chain_heartbeats" ADD COLUMN "source" text;

@@ -5,11 +5,17 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, test } from 'node:test';
 import { type Address, getBase58Decoder } from '@solana/kit';
-import { asc, sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { deleteOldAuditEntries } from '../../src/jobs/cache-cleanup.js';
-import { type AuditEntryRow, auditEntries, type VaultRow } from '../../src/storage/schema/index.js';
+import {
+  type AuditEntryRow,
+  auditEntries,
+  overrides,
+  type VaultRow,
+  webhookDeliveries,
+} from '../../src/storage/schema/index.js';
 import { createOverride, createVault } from '../support/factories.js';
 import { seedOwnedVault } from '../support/owned-vault.js';
 import { useTestApps } from '../support/test-apps.js';
@@ -251,6 +257,56 @@ describe('every write leaves exactly one entry', () => {
       }),
     );
     assert.equal(refused.json().code, 'UNAUTHORIZED');
+  });
+
+  test('a Blink rejection and a delivery retry commit with their entry: no entry, no write', async () => {
+    const override = await createOverride(apps.db, { vault });
+    const { key, id: keyId } = (await createKey(owner)).json();
+    const hook = (
+      await call('POST', '/api/webhooks', key, {
+        url: 'http://127.0.0.1:9/hook',
+        events: ['transaction.blocked'],
+        vault: vault.address,
+      })
+    ).json();
+    const delivery = (await call('POST', `/api/webhooks/${hook.id}/test`, key)).json();
+    await apps.db
+      .update(webhookDeliveries)
+      .set({ status: 'failed', completedAt: new Date() })
+      .where(eq(webhookDeliveries.id, delivery.id));
+    // The database refuses these two entries: the act they record must not happen either.
+    await apps.db.execute(sql`create function test_refuse_audit() returns trigger language plpgsql
+      as $$ begin raise exception 'audit entry refused by the test'; end $$`);
+    await apps.db.execute(sql`create trigger test_refuse_audit before insert on audit_entries for each row
+      when (new.action in ('override.reject', 'webhook.retry')) execute function test_refuse_audit()`);
+    try {
+      const base = `/api/actions/${vault.address}/${override.nonce}`;
+      const rejected = await call('POST', `${base}/reject`, owner, { account: owner.address });
+      assert.equal(rejected.statusCode, 500, rejected.body);
+      const [after] = await apps.db.select().from(overrides).where(eq(overrides.id, override.id));
+      assert.equal(after?.status, 'pending', 'the rejection was undone with its entry');
+      const retried = await call('POST', `/api/webhooks/${hook.id}/deliveries/${delivery.id}/retry`, key);
+      assert.equal(retried.statusCode, 500, retried.body);
+      const [row] = await apps.db
+        .select()
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.id, delivery.id));
+      assert.equal(row?.status, 'failed', 'the retry was undone with its entry');
+    } finally {
+      await apps.db.execute(sql`drop trigger test_refuse_audit on audit_entries`);
+      await apps.db.execute(sql`drop function test_refuse_audit()`);
+    }
+    await expectOneEntry(
+      () => call('POST', `/api/webhooks/${hook.id}/deliveries/${delivery.id}/retry`, key),
+      202,
+      {
+        actor: `key:${keyId}`,
+        action: 'webhook.retry',
+        target: `delivery:${delivery.id}`,
+        outcome: 'ok',
+        vault: vault.address,
+      },
+    );
   });
 
   test('reads, and requests without credentials, leave nothing', async () => {

@@ -1,6 +1,7 @@
 // The owner's decision on an override: approve (the transaction, its preview, its confirmation) and reject
 // (at once, or by a signed message in two steps). The Blink (src/domain/actions/) is one transport of them.
 import type { SlotHolder } from '../../lib/concurrency-slots.js';
+import type { AuditStamp } from '../audit/audit-service.js';
 import { createApprovalLimits } from './approval-limits.js';
 import { approve, confirmApprove, previewApprove } from './approve.js';
 import { createApprovalBuilder } from './approve-transaction.js';
@@ -56,9 +57,11 @@ export function createApprovalDecisions(
       simulations: ctx.limits.simulations.open(),
     }),
     /** With wallet-auth headers: rejects at once. Without: asks the wallet to sign a message (stores nothing). */
-    reject: (address: ActionAddress, input: DecisionInput) => reject(ctx, address, input),
+    reject: (address: ActionAddress, input: DecisionInput, audit?: AuditStamp | null) =>
+      reject(ctx, address, input, audit),
     /** Second step of the sign-message flow: verifies the wallet's signature, then rejects. */
-    confirmReject: (address: ActionAddress, input: ConfirmRejectInput) => confirmReject(ctx, address, input),
+    confirmReject: (address: ActionAddress, input: ConfirmRejectInput, audit?: AuditStamp | null) =>
+      confirmReject(ctx, address, input, audit),
   };
 }
 

@@ -6,6 +6,7 @@ import type { Database, Queryable } from '../../storage/database.js';
 import { actionNonces, blinks, type OverrideRow, overrides } from '../../storage/schema/overrides.js';
 import { vaults } from '../../storage/schema/vaults.js';
 import { markDailyMetricsDirty } from '../analytics/metrics-dirty.js';
+import { type AuditStamp, recordDone } from '../audit/audit-service.js';
 import {
   type OverrideResource,
   overrideAddressFilter,
@@ -112,7 +113,14 @@ export interface SpentNonce {
  */
 export async function rejectOverride(
   db: Database,
-  input: { target: ActionOverride; spend: SpentNonce | null; at: Date; publicBaseUrl: string },
+  input: {
+    target: ActionOverride;
+    spend: SpentNonce | null;
+    at: Date;
+    publicBaseUrl: string;
+    /** The request's audit stamp and the entry's target: the entry commits with the rejection. */
+    audit?: { stamp: AuditStamp | null; target: string } | undefined;
+  },
 ): Promise<OverrideResource> {
   const { target, at, spend } = input;
   const { vault } = target;
@@ -162,6 +170,9 @@ export async function rejectOverride(
       dedupeKey: `override:${row.id}:rejected`,
     });
     await markDailyMetricsDirty(tx, vault.id, at);
+    if (input.audit !== undefined) {
+      await recordDone(tx, input.audit.stamp, { target: input.audit.target, vault: vault.address }, at);
+    }
     // The rollup may count overrides by the day they were requested as well.
     if (row.createdAt.toISOString().slice(0, 10) !== at.toISOString().slice(0, 10)) {
       await markDailyMetricsDirty(tx, vault.id, row.createdAt);

@@ -2,6 +2,7 @@
 // in two steps (the request hands out a statement and a state; the confirmation checks both and the signature).
 import { evictVaults } from '../../cache/tags.js';
 import { decodeBase58, verifyEd25519 } from '../../lib/ed25519.js';
+import type { AuditStamp } from '../audit/audit-service.js';
 import { type ActionAddress, blinkUrlOf, type DecisionContext, load } from './decision-context.js';
 import type {
   CompletedAction,
@@ -39,11 +40,15 @@ async function signMessageData(
 
 async function finishRejection(
   ctx: DecisionContext,
+  address: ActionAddress,
   target: ActionOverride,
   spend: SpentNonce | null,
   at: Date,
+  stamp: AuditStamp | null,
 ) {
-  await rejectOverride(ctx.db, { target, spend, at, publicBaseUrl: ctx.baseUrl });
+  // The audit entry's target names the override as the request did (docs/AUDIT.md).
+  const audit = { stamp, target: `override:${address.vault}/${address.nonce}` };
+  await rejectOverride(ctx.db, { target, spend, at, publicBaseUrl: ctx.baseUrl, audit });
   ctx.deps.metrics.blinkActions.inc({ action: 'reject' });
   await evictVaults(ctx.deps.cache, [target.vault.address]);
 }
@@ -52,13 +57,14 @@ export async function reject(
   ctx: DecisionContext,
   address: ActionAddress,
   input: DecisionInput,
+  stamp: AuditStamp | null = null,
 ): Promise<PostResponse | SignMessageResponse> {
   const target = await load(ctx, address);
   const now = ctx.deps.clock.now();
   assertDecider(target, input);
   assertDecidable(target, now, { approving: false });
   if (input.wallet !== null) {
-    await finishRejection(ctx, target, null, now);
+    await finishRejection(ctx, address, target, null, now, stamp);
     return { type: 'post', message: REJECTED_MESSAGE };
   }
   const nonce = createActionNonce();
@@ -77,6 +83,7 @@ export async function confirmReject(
   ctx: DecisionContext,
   address: ActionAddress,
   input: ConfirmRejectInput,
+  stamp: AuditStamp | null = null,
 ): Promise<CompletedAction> {
   const target = await load(ctx, address);
   const now = ctx.deps.clock.now();
@@ -93,7 +100,7 @@ export async function confirmReject(
   assertDecider(target, { account: input.account, wallet: null });
   assertDecidable(target, now, { approving: false });
   const spend = { nonce, account: input.account, issuedAt: new Date(issuedMs), expiresAt };
-  await finishRejection(ctx, target, spend, now);
+  await finishRejection(ctx, address, target, spend, now, stamp);
   return {
     type: 'completed',
     icon: ctx.iconUrl,

@@ -41,8 +41,8 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
      * Sends a delivery again now, whatever its status: one more attempt once its schedule is spent.
      * A delivery being sent at this moment is left to finish.
      */
-    retryDelivery: (owner: string, webhookId: string, deliveryId: string) =>
-      retryDelivery(deps, owner, webhookId, deliveryId),
+    retryDelivery: (owner: string, webhookId: string, deliveryId: string, audit?: AuditStamp | null) =>
+      retryDelivery(deps, owner, webhookId, deliveryId, audit),
     /**
      * Sends again now the deliveries created since `since` (at most 14 days back) whose last attempt
      * failed, retrying or exhausted, oldest first and at most RECOVER_MAX_PER_CALL of them; ones being
@@ -188,17 +188,23 @@ async function retryDelivery(
   owner: string,
   webhookId: string,
   deliveryId: string,
+  audit?: AuditStamp | null,
 ): Promise<Delivery> {
   const { db, clock } = deps;
   const webhook = await deps.webhooks.findOwned(owner, webhookId);
   await findDelivery(db, webhookId, deliveryId);
   assertActive(webhook);
   const now = clock.now();
-  const [updated] = await db
-    .update(webhookDeliveries)
-    .set({ status: 'pending', nextAttemptAt: now, completedAt: null })
-    .where(and(eq(webhookDeliveries.id, deliveryId), notInFlight(now)))
-    .returning();
+  // The retry and its audit entry commit together; a delivery being sent now is left to finish.
+  const updated = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(webhookDeliveries)
+      .set({ status: 'pending', nextAttemptAt: now, completedAt: null })
+      .where(and(eq(webhookDeliveries.id, deliveryId), notInFlight(now)))
+      .returning();
+    await recordDone(tx, audit, { target: `delivery:${deliveryId}`, vault: webhook.vaultAddress }, now);
+    return row;
+  });
   if (updated !== undefined) await notifyDeliveryWorkers(db);
   return (await withAttempts(db, [updated ?? (await findDelivery(db, webhookId, deliveryId))]))[0]!;
 }

@@ -183,7 +183,7 @@ const actionDecisionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }
         },
       },
     },
-    async (request) => actions.reject(addressOf(request), decision(request)),
+    async (request) => actions.reject(addressOf(request), decision(request), request.auditStamp),
   );
 
   app.post(
@@ -203,7 +203,7 @@ const actionDecisionRoutes: FastifyPluginAsyncTypebox<{ actions: ActionService }
         },
       },
     },
-    async (request) => actions.confirmReject(addressOf(request), request.body),
+    async (request) => actions.confirmReject(addressOf(request), request.body, request.auditStamp),
   );
 };
 

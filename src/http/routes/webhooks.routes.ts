@@ -239,7 +239,14 @@ const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliverySer
     async (request, reply) =>
       reply
         .code(202)
-        .send(await deliveries.retryDelivery(request.wallet!, request.params.id, request.params.deliveryId)),
+        .send(
+          await deliveries.retryDelivery(
+            request.wallet!,
+            request.params.id,
+            request.params.deliveryId,
+            request.auditStamp,
+          ),
+        ),
   );
   app.post(
     '/api/webhooks/:id/recover',

@@ -5,8 +5,9 @@
 // repeatable): imports them as ES modules and runs them (a webhook verified, a client call answered),
 // checks what require() does, and type-checks a strict consumer with skipLibCheck: false, for Node
 // (@types/node) and for browsers (DOM). Installs the service's tarball in another empty project and, with
-// each Node, runs `npx vaultkeeper --version` and `npx vaultkeeper start` on the embedded default with an
-// unreachable RPC on 127.0.0.1 (offline): /livez and /api/health answer, then SIGTERM stops it.
+// each Node, runs `npx vaultkeeper --version` and `npx vaultkeeper start` on the embedded default against
+// the test validator on 127.0.0.1: /livez answers, /api/health reports the chain connected and the
+// package's version, then SIGTERM stops it.
 // Prints one line per check and the tarball sizes; exits 1 on the first failure.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -27,6 +27,13 @@ import type { Storage } from './storage/database.js';
 import { openDatabaseAtStart } from './storage/database-start.js';
 
 const SHUTDOWN_LIMIT_MS = 10_000;
+/**
+ * Connections the kernel holds for the process to accept (the kernel caps it at net.core.somaxconn).
+ * Node's default of 511 overflows in a burst of held long-polls and event streams while the process is
+ * busy: the kernel then drops the handshakes and later resets them. Sized to the held waits a process
+ * allows (APPROVAL_WAITS_MAX) and more.
+ */
+const LISTEN_BACKLOG = 4_096;
 
 /** The configuration, or exit 1 with one message listing every bad variable. */
 function loadConfigOrExit(): Config {
@@ -133,11 +140,13 @@ async function main(): Promise<void> {
   app.addHook('preClose', async () => {
     deps.roleStatus.api.accepting = false;
   });
-  await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
-    // Taken between the check and now: stop what started, then say so.
-    controller.abort();
-    throw describeListenError(error, config.port, config.host) ?? error;
-  });
+  await app
+    .listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG })
+    .catch((error: unknown) => {
+      // Taken between the check and now: stop what started, then say so.
+      controller.abort();
+      throw describeListenError(error, config.port, config.host) ?? error;
+    });
   deps.roleStatus.api.accepting = true;
   // The host signed requests must name (their Domain line) and Blink links use: often not the listen address.
   logger.info(

@@ -153,6 +153,10 @@ describe('ingestion from a Yellowstone gRPC stream', () => {
   test('a dropped and a stalled stream resume from the last committed slot: nothing missed, nothing doubled', async () => {
     await startOnGrpc();
     const { vault } = await h.fake.burst(150, { blockEvery: 7, perSlot: 3 });
+    // A slot committed from the stream is what a resubscription names: on a loaded machine the drop could
+    // otherwise come before the first commit, and the stream would rightly resubscribe without fromSlot
+    // and backfill from the stored cursor instead (the next test's path).
+    await waitForSignatures(h.storage.storage, ledgerSignatures());
     const firstResumed = grpc.requests().length;
     grpc.dropStreams();
     await h.fake.burst(150, { vault, blockEvery: 7, perSlot: 3 });

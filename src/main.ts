@@ -125,9 +125,7 @@ async function main(): Promise<void> {
   // The process's one set of services: its roles' loops use them, and whichever app it serves closes them.
   const services = createServices(deps);
   const tasks: Promise<unknown>[] = [];
-  if (config.roles.includes('ingestor')) {
-    tasks.push(runIngestor(deps, controller.signal));
-  }
+  if (config.roles.includes('ingestor')) tasks.push(runIngestor(deps, controller.signal));
   const jobs = scheduledJobs(deps);
   if (jobs.length > 0) tasks.push(runScheduledJobs(jobs, deps, controller.signal));
   if (config.roles.includes('worker')) {
@@ -140,13 +138,12 @@ async function main(): Promise<void> {
   app.addHook('preClose', async () => {
     deps.roleStatus.api.accepting = false;
   });
-  await app
-    .listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG })
-    .catch((error: unknown) => {
-      // Taken between the check and now: stop what started, then say so.
-      controller.abort();
-      throw describeListenError(error, config.port, config.host) ?? error;
-    });
+  const listen = { port: config.port, host: config.host, backlog: LISTEN_BACKLOG };
+  await app.listen(listen).catch((error: unknown) => {
+    // Taken between the check and now: stop what started, then say so.
+    controller.abort();
+    throw describeListenError(error, config.port, config.host) ?? error;
+  });
   deps.roleStatus.api.accepting = true;
   // The host signed requests must name (their Domain line) and Blink links use: often not the listen address.
   logger.info(

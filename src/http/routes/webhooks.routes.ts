@@ -236,17 +236,12 @@ const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ deliveries: DeliverySer
         },
       },
     },
-    async (request, reply) =>
-      reply
+    async (request, reply) => {
+      const { id, deliveryId } = request.params;
+      return reply
         .code(202)
-        .send(
-          await deliveries.retryDelivery(
-            request.wallet!,
-            request.params.id,
-            request.params.deliveryId,
-            request.auditStamp,
-          ),
-        ),
+        .send(await deliveries.retryDelivery(request.wallet!, id, deliveryId, request.auditStamp));
+    },
   );
   app.post(
     '/api/webhooks/:id/recover',

@@ -20,8 +20,7 @@ const writeJson = (path, value) => writeFileSync(join(root, path), `${JSON.strin
 const run = (command, args) => execFileSync(command, args, { cwd: root, stdio: 'inherit' });
 
 /** Each pending changeset: its file, the packages it names with their bumps, and its summary. */
-function pendingChangesets() {
-  const dir = join(root, '.changeset');
+function pendingChangesets(dir = join(root, '.changeset')) {
   return readdirSync(dir)
     .filter((name) => name.endsWith('.md') && name !== 'README.md')
     .map((name) => {
@@ -59,6 +58,31 @@ function prepend(path, entry, title) {
   const text = existsSync(file) ? readFileSync(file, 'utf8') : `# ${title}\n`;
   const [heading, ...rest] = text.split('\n\n');
   writeFileSync(file, [heading.trimEnd(), entry.trimEnd(), ...rest].join('\n\n').replace(/\n*$/, '\n'));
+}
+
+// `--check [dir]` (CI): every pending changeset reads, and names only the three packages; changes nothing.
+if (process.argv[2] === '--check') {
+  const dir = process.argv[3] ?? join(root, '.changeset');
+  const problems = [];
+  let changesets = [];
+  try {
+    changesets = pendingChangesets(dir);
+  } catch (error) {
+    problems.push(error.message);
+  }
+  for (const changeset of changesets) {
+    const name = changeset.path.slice(dir.length + 1);
+    if (changeset.releases.length === 0) problems.push(`.changeset/${name}: names no package`);
+    for (const release of changeset.releases) {
+      if (release.name !== SERVICE && !(release.name in PACKAGES))
+        problems.push(
+          `.changeset/${name}: "${release.name}" is none of ${SERVICE}, ${Object.keys(PACKAGES).join(', ')}`,
+        );
+    }
+  }
+  for (const problem of problems) console.error(problem);
+  if (problems.length === 0) console.log(`${changesets.length} pending changesets read`);
+  process.exit(problems.length === 0 ? 0 : 1);
 }
 
 const changesets = pendingChangesets();

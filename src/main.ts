@@ -17,6 +17,7 @@ import { createMetricsRollupJob } from './jobs/metrics-rollup.js';
 import { runScheduledJobs, type ScheduledJob } from './jobs/scheduler.js';
 import { runDeliveryWorker } from './jobs/worker.js';
 import { useEmbeddedMemorySettings } from './lib/embedded-memory.js';
+import { limitHeapGrowth } from './lib/heap-growth.js';
 import { createLogger } from './lib/logger.js';
 import { createMetrics, registerRoleMetrics } from './lib/metrics.js';
 import { assertPortFree, describeListenError } from './lib/port-check.js';
@@ -78,6 +79,7 @@ async function checkDemoLedger(config: Config, logger: Logger) {
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   if (config.database.kind !== 'postgres') useEmbeddedMemorySettings();
+  limitHeapGrowth();
   const logger = createLogger({
     level: config.logLevel,
     pretty: process.stdout.isTTY === true,

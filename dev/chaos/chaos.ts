@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { type RpcProxy, startRpcProxy } from '../support/rpc-proxy.js';
@@ -60,6 +61,13 @@ const PORTS = await reservePorts(8);
 const log = (message: string) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${message}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const random = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
+
+/**
+ * How much longer than on a quiet machine a start may take here: the load average over the cores,
+ * between 1 and 3. Only the waits for processes to start or come back scale; the run's measurements do not.
+ */
+const LOAD_FACTOR = Math.min(3, Math.max(1, loadavg()[0]! / availableParallelism()));
+const startDeadline = (ms: number) => Math.round(ms * LOAD_FACTOR);
 
 async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<number> {
   const started = Date.now();
@@ -336,7 +344,7 @@ async function killOne(): Promise<void> {
   const started = Date.now();
   start(victim);
   if (victim.roles === 'api') {
-    await waitUntil(() => healthy(victim.port), 60_000, `${victim.name} back`);
+    await waitUntil(() => healthy(victim.port), startDeadline(60_000), `${victim.name} back`);
     recoveries.push({ fault: `kill ${victim.name}`, ms: Date.now() - started });
   }
 }
@@ -407,13 +415,13 @@ async function main(): Promise<number> {
   await admin.connect();
   await admin.query(`create database ${dbName}`);
   await admin.end();
-  await waitUntil(async () => (await fetch(`${rpcUrl}/health`)).ok, 30_000, 'validator');
+  await waitUntil(async () => (await fetch(`${rpcUrl}/health`)).ok, startDeadline(30_000), 'validator');
   preferredEndpoint = await startRpcProxy({ rpcUrl });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   for (const service of services) start(service);
-  await waitUntil(() => healthy(apiPorts[0]!), 60_000, 'api-1 healthy');
-  await waitUntil(() => healthy(apiPorts[1]!), 60_000, 'api-2 healthy');
+  await waitUntil(() => healthy(apiPorts[0]!), startDeadline(60_000), 'api-1 healthy');
+  await waitUntil(() => healthy(apiPorts[1]!), startDeadline(60_000), 'api-2 healthy');
 
   const owner = createTestWallet();
   const subscription = JSON.stringify({
@@ -589,7 +597,7 @@ async function checkProbes(): Promise<{ notReady: string[]; probeKeyLeaks: numbe
   for (const service of services) {
     const base = `http://127.0.0.1:${service.port}`;
     const ready = async () => (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2_000) })).ok;
-    if ((await waitUntil(ready, 60_000, `${service.name} ready`).catch(() => -1)) < 0)
+    if ((await waitUntil(ready, startDeadline(60_000), `${service.name} ready`).catch(() => -1)) < 0)
       notReady.push(service.name);
     for (const path of ['/readyz', '/livez', '/metrics']) {
       const text = await fetch(`${base}${path}`)

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { WEBHOOK_EVENTS } from '@vaultkeeper/webhooks';
+import { startFakeGrpc } from '../grpc/server.js';
 import { startFakeValidator } from '../validator/index.js';
 import { LOCAL_GENESIS_HASH } from '../validator/rpc.js';
 import { createOwner } from './owner.js';
@@ -31,6 +32,8 @@ const { values: args } = parseArgs({
     'rpc-port': { type: 'string', default: '0' },
     'history-days': { type: 'string', default: '6' },
     'log-level': { type: 'string', default: 'info' },
+    /** The service reads the chain from a Yellowstone gRPC stream (the fake's) instead of the WebSocket. */
+    grpc: { type: 'boolean', default: false },
   },
 });
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -134,12 +137,14 @@ async function main(): Promise<void> {
   const baseUrl = `http://${args.host === '0.0.0.0' ? '127.0.0.1' : args.host}:${port}`;
   // A ledger of its own (not devnet's genesis): demo mode starts only on a local validator.
   const fake = await startFakeValidator({ port: Number(args['rpc-port']), genesisHash: LOCAL_GENESIS_HASH });
+  const grpc = args.grpc ? await startFakeGrpc(fake) : null;
   const receiver = await startWebhookReceiver((line) => print('webhook', line));
   rmSync(DATA_DIR, { recursive: true, force: true });
   mkdirSync(DATA_DIR, { recursive: true });
   print(
     'demo',
-    `simulated validator at ${fake.rpcUrl}; starting the service (database and log in data/demo)…`,
+    `simulated validator at ${fake.rpcUrl}${grpc === null ? '' : `, its gRPC stream at ${grpc.url}`}; ` +
+      'starting the service (database and log in data/demo)…',
   );
   // The owner exists before the service: in demo mode its approval page signs with this key.
   const owner = createOwner(baseUrl, fake.rpcUrl);
@@ -153,6 +158,7 @@ async function main(): Promise<void> {
     SOLANA_CLUSTER: 'localnet',
     SOLANA_RPC_URL: fake.rpcUrl,
     SOLANA_WS_URL: fake.wsUrl,
+    ...(grpc === null ? {} : { SOLANA_GRPC_URL: grpc.url }),
     DATA_DIR,
     ROLES: 'api,ingestor,worker',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
@@ -173,7 +179,7 @@ async function main(): Promise<void> {
       await new Promise((done) => child.once('exit', done));
       clearTimeout(killer);
     }
-    await Promise.allSettled([receiver.close(), fake.close()]);
+    await Promise.allSettled([receiver.close(), grpc?.close(), fake.close()]);
     process.exit(code);
   };
   // `npm run demo` execs this process (package.json), so npm's SIGTERM and a terminal's Ctrl+C reach it.

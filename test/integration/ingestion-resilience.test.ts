@@ -10,9 +10,8 @@ import { createLogger } from '../../src/lib/logger.js';
 import { createDatabase, type Storage } from '../../src/storage/database.js';
 import { createLogCapture } from '../support/app.js';
 import { useIngestionHarness } from '../support/ingestion-harness.js';
-import { waitForSignatures } from '../support/ingestor.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForSignatures } from '../support/wait.js';
 
 const children: ServiceProcess[] = [];
 // Service processes a test started, killed after it.

@@ -14,8 +14,7 @@ import { buildApp } from '../../src/app.js';
 import { clickBlinkButton, createTestBlinkAdapter } from './blink-client.js';
 import { randomAddress } from './factories.js';
 import { type IngestionHarness, useIngestionHarness } from './ingestion-harness.js';
-import { waitForSignatures } from './ingestor.js';
-import { waitFor } from './wait.js';
+import { waitFor, waitForSignatures } from './wait.js';
 
 export const SOL = 1_000_000_000n;
 const DEVNET_ID = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TestWallet } from '../../dev/support/wallet.js';
 import { buildApp } from '../../src/app.js';
 import { type IngestionHarness, SOL, useIngestionHarness } from './ingestion-harness.js';
-import { waitForSignatures } from './ingestor.js';
+import { waitForSignatures } from './wait.js';
 
 export type Intercept = (req: IncomingMessage, res: ServerResponse, index: number) => boolean;
 

@@ -115,6 +115,11 @@ export interface TestApps {
   startForFile(options?: FileAppOptions): Promise<TestApp>;
   /** Like startForFile, and listening on a free port of 127.0.0.1. */
   listenForFile(options?: ListenOptions): Promise<ListeningTestApp>;
+  /**
+   * A server on a free port of 127.0.0.1 for an app the test builds itself once it knows the origin
+   * (on the dependencies of an ingestor it started with that PUBLIC_BASE_URL); closed after the test.
+   */
+  openOrigin(): Promise<TestOrigin>;
   /** The dependencies of a role the test runs itself (a worker, a job), in a test: its cache closed after it. */
   createDeps(options?: TestAppOptions): AppDeps;
   /** The real ingestor in this process, on the file's database and chain; stopped after the test. */
@@ -147,9 +152,40 @@ const nothingStarted = (): Started => ({
   databases: [],
 });
 
-const originOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+/** A server on a free port of 127.0.0.1 whose origin is known before the app it hands requests to exists. */
+export interface TestOrigin {
+  /** http://127.0.0.1:port, for PUBLIC_BASE_URL. */
+  readonly url: string;
+  readonly port: number;
+  /**
+   * Hands the server's requests to `started` from now on (503 before), and closes the app after the
+   * test with the server; `intercept` sees each request first and answers it itself by returning true.
+   */
+  serve(started: TestApp, intercept?: (req: IncomingMessage, res: ServerResponse) => boolean): void;
+}
 
-/** An app listening on 127.0.0.1 (or behind a server that did, with `ownBaseUrl`); `started` records both. */
+async function openOrigin(started: Started): Promise<TestOrigin> {
+  let handle: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
+    res.writeHead(503).end();
+  };
+  const server = createServer((req, res) => handle(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  started.servers.push(server);
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    serve(app, intercept) {
+      started.apps.push(app);
+      handle = (req, res) => {
+        if (intercept?.(req, res)) return;
+        app.app.server.emit('request', req, res);
+      };
+    },
+  };
+}
+
+/** An app listening on 127.0.0.1 (or behind an origin opened first, with `ownBaseUrl`); `started` records both. */
 async function listening(
   build: (options: TestAppOptions) => Promise<TestApp>,
   { ownBaseUrl = false, ...options }: ListenOptions,
@@ -162,17 +198,10 @@ async function listening(
     const { port } = app.app.server.address() as AddressInfo;
     return { ...app, port, url: `http://127.0.0.1:${port}` };
   }
-  let handle: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
-    res.writeHead(503).end();
-  };
-  const server = createServer((req, res) => handle(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  started.servers.push(server);
-  const url = originOf(server);
-  const app = await build({ ...options, env: { PUBLIC_BASE_URL: url, ...options.env } });
-  started.apps.push(app);
-  handle = (req, res) => app.app.server.emit('request', req, res);
-  return { ...app, port: (server.address() as AddressInfo).port, url };
+  const origin = await openOrigin(started);
+  const app = await build({ ...options, env: { PUBLIC_BASE_URL: origin.url, ...options.env } });
+  origin.serve(app);
+  return { ...app, port: origin.port, url: origin.url };
 }
 
 async function stopAll(started: Started, keep: ReadonlySet<Cache> = new Set()): Promise<void> {
@@ -323,6 +352,7 @@ export function useTestApps(defaults: TestAppsOptions = {}): TestApps {
     },
     listen: (options = {}) => listening((each) => build(each), options, forTest),
     listenForFile: (options = {}) => listening((each) => build(each), options, forFile),
+    openOrigin: () => openOrigin(forTest),
     async startForFile({ setUp, ...options } = {}) {
       const started = await build(options);
       forFile.apps.push(started);

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, test } from 'node:test';
+import { afterEach, describe, test } from 'node:test';
 import { startTcpProxy } from '../../dev/support/tcp-proxy.js';
-import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import { buildProbeApp } from '../../src/probe-app.js';
 import { createDatabase } from '../../src/storage/database.js';
 import { useIngestionHarness } from '../support/ingestion-harness.js';
 import { assertPrometheusText } from '../support/prometheus-text.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
 // The preferred RPC endpoint refuses connections and carries an API key in its path and query.
@@ -31,16 +31,14 @@ const ROLE_METRICS: Record<string, readonly string[]> = {
 };
 
 describe('probes of each role, as processes', () => {
-  let fake: FakeValidator;
   let service: ServiceProcess | undefined;
-  beforeEach(async () => {
-    fake = await startFakeValidator();
-  });
+  // Registered before the world's hooks: the service stops before its validator closes.
   afterEach(async () => {
     await service?.stop('SIGKILL');
     service = undefined;
-    await fake.close();
   });
+  // A fresh validator for each test; the services run on their own memory database.
+  const world = useTestApps({ chain: { eachTest: true }, database: false });
 
   for (const role of ['api', 'ingestor', 'worker'] as const) {
     test(`ROLES=${role} serves /livez, /readyz and /metrics, and no RPC key leaks`, async () => {
@@ -49,8 +47,8 @@ describe('probes of each role, as processes', () => {
           ROLES: role,
           DATABASE_URL: 'memory://',
           REDIS_URL: '',
-          SOLANA_RPC_URL: `http://127.0.0.1:1${KEY_PATH}${KEY_QUERY},${fake.rpcUrl}`,
-          SOLANA_WS_URL: `ws://127.0.0.1:1${KEY_PATH}${KEY_QUERY},${fake.wsUrl}`,
+          SOLANA_RPC_URL: `http://127.0.0.1:1${KEY_PATH}${KEY_QUERY},${world.chain.rpcUrl}`,
+          SOLANA_WS_URL: `ws://127.0.0.1:1${KEY_PATH}${KEY_QUERY},${world.chain.wsUrl}`,
         },
         // A loaded machine starts PGlite slowly.
         { timeoutMs: 60_000 },
@@ -72,7 +70,7 @@ describe('probes of each role, as processes', () => {
 
       if (role === 'ingestor') {
         // A transaction after start proves the process ingests while the first endpoint is dead.
-        await fake.burst(3);
+        await world.chain.burst(3);
         await waitFor(
           async () =>
             (await (await fetch(`${base}/metrics`)).text()).includes('vaultkeeper_chain_last_slot '),

@@ -81,6 +81,11 @@ export interface TestAppsOptions extends TestAppOptions {
   fileApp?: boolean | FileAppOptions;
   /** Empty every table before each test (default true); false keeps what the file's set-up wrote. */
   emptyEachTest?: boolean;
+  /**
+   * Open the file's database (default true); false for files whose services run as processes with a
+   * database of their own and that need only the validator here.
+   */
+  database?: boolean;
 }
 
 export interface TestIngestorOptions extends IngestorOptions {
@@ -229,6 +234,7 @@ export function useTestApps(defaults: TestAppsOptions = {}): TestApps {
     chain: chainOption,
     fileApp: fileAppOptions = false,
     emptyEachTest = true,
+    database: withDatabase = true,
     ...appDefaults
   } = defaults;
   const chainOptions = chainOptionsOf(chainOption);
@@ -243,7 +249,12 @@ export function useTestApps(defaults: TestAppsOptions = {}): TestApps {
   let forTest = nothingStarted();
 
   const database = (): TestStorage => {
-    if (opened === undefined) throw new Error('useTestApps: the database opens in before()');
+    if (opened === undefined)
+      throw new Error(
+        withDatabase
+          ? 'useTestApps: the database opens in before()'
+          : 'useTestApps: this file has `database: false`',
+      );
     return opened;
   };
   const startChain = async () => {
@@ -277,11 +288,12 @@ export function useTestApps(defaults: TestAppsOptions = {}): TestApps {
   };
 
   before(async () => {
-    opening = Promise.all([createTestStorage(), chainOptions?.eachTest ? undefined : startChain()]).then(
-      ([storage, started]) => {
-        [opened, chain] = [storage, started];
-      },
-    );
+    opening = Promise.all([
+      withDatabase ? createTestStorage() : undefined,
+      chainOptions?.eachTest ? undefined : startChain(),
+    ]).then(([storage, started]) => {
+      [opened, chain] = [storage, started];
+    });
     await opening;
     if (fileAppOptions === false) return;
     const { setUp, ...options } = fileAppOptions === true ? {} : fileAppOptions;
@@ -297,7 +309,7 @@ export function useTestApps(defaults: TestAppsOptions = {}): TestApps {
   });
   beforeEach(async () => {
     await Promise.all([
-      emptyEachTest ? database().reset() : undefined,
+      emptyEachTest && withDatabase ? database().reset() : undefined,
       chainOptions?.eachTest ? startChain().then((started) => (chain = started)) : undefined,
     ]);
   });

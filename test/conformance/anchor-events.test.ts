@@ -21,7 +21,7 @@ import { chainEvents } from '../../src/storage/schema/index.js';
 import { useConformanceHarness } from '../support/conformance-app.js';
 import { coder, encodeAnchorEvent, idl, plain, u64 } from '../support/idl-conformance.js';
 import { SOL } from '../support/ingestion-harness.js';
-import { waitForSignatures } from '../support/ingestor.js';
+import { waitForSignatures } from '../support/wait.js';
 
 const h = useConformanceHarness();
 const toKey = (value: string) => new PublicKey(value);

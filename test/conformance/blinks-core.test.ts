@@ -1,9 +1,7 @@
 // Dialect's Blink client end to end: the service runs on a real socket with its ingestor on the fake
 // validator; blinks-core unfurls, renders and executes approve and reject exactly as wallets do.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import type { FastifyInstance } from 'fastify';
 import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
@@ -17,34 +15,25 @@ import {
 } from '../support/blink-client.js';
 import { randomAddress } from '../support/factories.js';
 import { useIngestionHarness } from '../support/ingestion-harness.js';
-import { waitForSignatures } from '../support/ingestor.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForSignatures } from '../support/wait.js';
 
 const SOL = 1_000_000_000n;
 const DEVNET_ID = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 
 const h = useIngestionHarness();
-let server: Server;
 let baseUrl: string;
 let app: FastifyInstance;
 
 beforeEach(async () => {
   // The socket comes first: PUBLIC_BASE_URL (in every href the client follows) must name its port.
-  let handle: (req: IncomingMessage, res: ServerResponse) => void = () => {};
-  server = createServer((req, res) => handle(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const origin = await h.world.openOrigin();
+  baseUrl = origin.url;
   // One owner approving eighteen transfers a minute is past the per-address write budget; the budgets
   // have their own tests, this file is about the client's protocol.
   await h.startLive({ PUBLIC_BASE_URL: baseUrl, RATE_LIMIT_ENABLED: 'false' });
   app = await buildApp(h.deps);
   await app.ready();
-  handle = (req, res) => app.server.emit('request', req, res);
-});
-
-afterEach(async () => {
-  await app.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  origin.serve({ app, deps: h.deps });
 });
 
 interface Blocked {

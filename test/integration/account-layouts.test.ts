@@ -9,7 +9,7 @@ import { VAULT_CONFIG_SIZE } from '../../src/chain/program.js';
 import { decodeVaultAccount, readVaultStateOnce } from '../../src/chain/vault-state-reader.js';
 import { createLogCapture } from '../support/app.js';
 import { SOL, useIngestionHarness } from '../support/ingestion-harness.js';
-import { waitForSignatures } from '../support/ingestor.js';
+import { waitForSignatures } from '../support/wait.js';
 
 const h = useIngestionHarness();
 

@@ -2,21 +2,20 @@
 // its edges, judged by the cluster's Clock; bad input, unknown vaults and an RPC outage. Each request is
 // a fresh chain read here (LIVE_ACCOUNTS=false); agent-live-accounts.test.ts proves the live answers equal these.
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { FakeValidator } from '../../dev/validator/index.js';
+import type { Database } from '../../src/storage/database.js';
 import { overrides, type VaultRow } from '../../src/storage/schema/index.js';
-import { type ChainApp, createChainVault, startChainApp } from '../support/chain-app.js';
-import type { TestStorage } from '../support/database.js';
+import { createChainVault, useChainApp } from '../support/chain-app.js';
 import { createOverride, createVault, randomAddress } from '../support/factories.js';
 
 const SOL = 1_000_000_000n;
 const T0 = 1_800_000_000; // the cluster's Clock (2027-01-15T08:00:00Z)
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
-let chain: ChainApp;
-let testStorage: TestStorage;
+let db: Database;
 let fv: FakeValidator;
 let app: FastifyInstance;
 /** The service's own clock: far from the cluster's, to show which one decides. */
@@ -25,17 +24,16 @@ let chainVault: Address;
 let agentSigner: Address;
 let vaultRow: VaultRow;
 
-before(async () => {
-  chain = await startChainApp({
-    time: T0,
-    clock: { now: () => new Date(serverNowMs) },
-    env: { LIVE_ACCOUNTS: 'false' },
-  });
-  ({ testStorage, fv, app } = chain);
-  const created = await createChainVault(chain, { dailyLimit: 10n * SOL, feeBasisPoints: 50 });
-  ({ vault: chainVault, agentSigner, row: vaultRow } = created);
+const chain = useChainApp({
+  time: T0,
+  clock: { now: () => new Date(serverNowMs) },
+  env: { LIVE_ACCOUNTS: 'false' },
+  async setUp() {
+    ({ db, fv, app } = chain);
+    const created = await createChainVault(chain, { dailyLimit: 10n * SOL, feeBasisPoints: 50 });
+    ({ vault: chainVault, agentSigner, row: vaultRow } = created);
+  },
 });
-after(() => chain.close());
 
 /** A known starting state for each test: an open window, no whitelist, funded, not paused. */
 beforeEach(() => {
@@ -110,29 +108,29 @@ describe('GET /api/vaults/:address/budget', () => {
   test("lists the pending overrides by the Clock's time, newest first, as the Override resource", async () => {
     serverNowMs = (T0 - 10 * 86_400) * 1000; // the service's clock would call every request open
     const at = (seconds: number) => new Date(seconds * 1000);
-    const open = await createOverride(testStorage.storage.db, {
+    const open = await createOverride(db, {
       vault: vaultRow,
       createdAt: at(T0 - 1_200),
       expiresAt: at(T0 + 2_400),
     });
-    const newest = await createOverride(testStorage.storage.db, {
+    const newest = await createOverride(db, {
       vault: vaultRow,
       createdAt: at(T0 - 60),
       expiresAt: at(T0 + 3_540),
     });
-    await createOverride(testStorage.storage.db, {
+    await createOverride(db, {
       vault: vaultRow,
       createdAt: at(T0 - 3_601),
       expiresAt: at(T0 - 1),
     }); // expired by the Clock
-    await createOverride(testStorage.storage.db, {
+    await createOverride(db, {
       vault: vaultRow,
       status: 'approved',
       createdAt: at(T0 - 30),
       expiresAt: at(T0 + 3_570),
     });
-    const other = await createVault(testStorage.storage.db);
-    await createOverride(testStorage.storage.db, {
+    const other = await createVault(db);
+    await createOverride(db, {
       vault: other,
       createdAt: at(T0),
       expiresAt: at(T0 + 3_600),
@@ -153,7 +151,7 @@ describe('GET /api/vaults/:address/budget', () => {
       assert.deepEqual(Object.keys(first).sort(), Object.keys(detail.json()).sort(), 'the Override resource');
     } finally {
       serverNowMs = Date.parse('2031-06-01T00:00:00.000Z');
-      await testStorage.storage.db.delete(overrides);
+      await db.delete(overrides);
     }
   });
 
@@ -167,14 +165,14 @@ describe('GET /api/vaults/:address/budget', () => {
       createdAt: at(T0 - 600 + i),
       expiresAt: at(T0 + 3_000 + i),
     }));
-    await testStorage.storage.db.insert(overrides).values(rows);
+    await db.insert(overrides).values(rows);
     try {
       const body = json(await getBudget());
       assert.equal(body.pendingApprovals.length, 100);
       assert.equal(body.pendingApprovalsTotal, 101);
       assert.equal(body.pendingApprovals[0].nonce, '1100', 'newest first');
     } finally {
-      await testStorage.storage.db.delete(overrides);
+      await db.delete(overrides);
     }
   });
 
@@ -363,13 +361,13 @@ describe('errors', () => {
   });
 
   test('answers 404 VAULT_NOT_FOUND when the chain has no vault account where the database has one', async () => {
-    const gone = await createVault(testStorage.storage.db);
+    const gone = await createVault(db);
     const missing = await getBudget(gone.address);
     assert.equal(missing.statusCode, 404);
     assert.deepEqual(missing.json().details, { vault: gone.address, reason: 'account_not_found' });
     const squatter = randomAddress() as Address;
     await fv.airdrop(squatter, SOL); // a plain system account, not the program's
-    const impostor = await createVault(testStorage.storage.db, { address: squatter });
+    const impostor = await createVault(db, { address: squatter });
     const invalid = await check({ destination: squatter, amount: '1' }, impostor.address);
     assert.equal(invalid.statusCode, 404);
     assert.equal(invalid.json().details.reason, 'not_a_vault_account');

@@ -3,31 +3,33 @@
 // that transfer to the (fake) program: executed, TransactionBlocked with its reason, or failed with
 // VaultPaused / InvalidAgentSigner.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Address } from '@solana/kit';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import type { FakeValidator } from '../../dev/validator/index.js';
 import type { ScenarioResult } from '../../dev/validator/scenarios.js';
 import { PROGRAM_ERRORS } from '../../src/chain/program.js';
-import { type ChainApp, createChainVault, startChainApp } from '../support/chain-app.js';
+import { createChainVault, useChainApp } from '../support/chain-app.js';
 import { randomAddress } from '../support/factories.js';
 
 const T = 1_800_000_000;
 
-let chain: ChainApp;
 let fv: FakeValidator;
 let app: FastifyInstance;
 let vault: Address;
 let agentSigner: Address;
 
-before(async () => {
-  // Each check is one fresh getMultipleAccounts, answered in process (the HTTP path is agent-budget.test.ts's).
-  chain = await startChainApp({ time: T, env: { LIVE_ACCOUNTS: 'false' }, inProcessRpc: true });
-  ({ fv, app } = chain);
-  ({ vault, agentSigner } = await createChainVault(chain, { dailyLimit: 1_000n }));
+// Each check is one fresh getMultipleAccounts, answered in process (the HTTP path is agent-budget.test.ts's).
+const chain = useChainApp({
+  time: T,
+  env: { LIVE_ACCOUNTS: 'false' },
+  inProcessRpc: true,
+  async setUp() {
+    ({ fv, app } = chain);
+    ({ vault, agentSigner } = await createChainVault(chain, { dailyLimit: 1_000n }));
+  },
 });
-after(() => chain.close());
 
 type Outcome = {
   verdict: string;

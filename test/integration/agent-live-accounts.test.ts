@@ -4,30 +4,30 @@
 // lands; a seed never overwrites a newer notification; a dropped or silent connection means fresh reads
 // (or 503), never an old answer; memory is bounded.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import type { FastifyInstance } from 'fastify';
 import type { FakeValidator } from '../../dev/validator/index.js';
-import { type ChainApp, createChainVault, startChainApp } from '../support/chain-app.js';
+import { createChainVault, useChainApp } from '../support/chain-app.js';
 import { randomAddress } from '../support/factories.js';
 import { waitFor } from '../support/wait.js';
 
 const SOL = 1_000_000_000n;
 const T0 = 1_800_000_000;
 
-let chain: ChainApp;
 let fv: FakeValidator;
 /** Live accounts on (the default). */
 let live: FastifyInstance;
 /** The same service reading the chain afresh every time. */
 let fresh: FastifyInstance;
 
-before(async () => {
-  chain = await startChainApp({ time: T0 });
-  ({ fv, app: live } = chain);
-  fresh = await chain.startApp({ LIVE_ACCOUNTS: 'false' });
+const chain = useChainApp({
+  time: T0,
+  async setUp() {
+    ({ fv, app: live } = chain);
+    fresh = await chain.startApp({ LIVE_ACCOUNTS: 'false' });
+  },
 });
-after(() => chain.close());
 
 const createFundedVault = async () =>
   (await createChainVault(chain, { dailyLimit: 10n * SOL, feeBasisPoints: 50, deposit: 20n * SOL })).vault;

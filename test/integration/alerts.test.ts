@@ -11,9 +11,8 @@ import { createLiveFeed } from '../../src/domain/live-feed/live-feed.js';
 import { createDatabase } from '../../src/storage/database.js';
 import { webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
 import { BASE_URL, SOL, useIngestionHarness } from '../support/ingestion-harness.js';
-import { waitForSignatures } from '../support/ingestor.js';
 import { createSmtpSink } from '../support/smtp-sink.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForSignatures } from '../support/wait.js';
 import { createWebhookFixtures } from '../support/webhooks.js';
 
 const h = useIngestionHarness();

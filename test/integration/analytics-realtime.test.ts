@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   registerAjvFormats,
   type TypeBoxTypeProvider,
@@ -9,21 +9,20 @@ import {
 } from '@fastify/type-provider-typebox';
 import type { Address } from '@solana/kit';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
+import type { FakeValidator } from '../../dev/validator/index.js';
 import { createRpcClients } from '../../src/app-deps.js';
 import { registerErrorHandling } from '../../src/http/error-handler.js';
 import { analyticsRoutes } from '../../src/http/routes/analytics.routes.js';
 import { ErrorEnvelope } from '../../src/http/schemas/common.js';
 import { createServices } from '../../src/services.js';
 import type { VaultRow } from '../../src/storage/schema/index.js';
-import { createTestApp, createTestDeps, testConfig } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
+import { testConfig } from '../support/app.js';
 import { createTransaction, createVault, randomAddress } from '../support/factories.js';
+import { useTestApps } from '../support/test-apps.js';
 
 const SOL = 1_000_000_000n;
 const T0 = Date.parse('2026-12-01T10:00:00.000Z') / 1000;
 
-let testStorage: TestStorage;
 let fv: FakeValidator;
 let app: FastifyInstance;
 let nowMs = T0 * 1000;
@@ -31,31 +30,29 @@ let vault: VaultRow;
 let chainVault: Address;
 let depositAddress: Address;
 
-before(async () => {
-  testStorage = await createTestStorage();
-  fv = await startFakeValidator();
-  ({ app } = await createTestApp({
-    storage: testStorage.storage,
-    clock: { now: () => new Date(nowMs) },
-    env: { SOLANA_RPC_URL: fv.rpcUrl, SOLANA_WS_URL: fv.wsUrl, RATE_LIMIT_ENABLED: 'false' },
-  }));
-
-  fv.setTime(T0, 1);
-  const created = await fv.createVault({ dailyLimit: 7n * SOL, feeBasisPoints: 50 });
-  chainVault = created.vault;
-  depositAddress = created.depositAddress;
-  vault = await createVault(testStorage.storage.db, {
-    address: chainVault,
-    authority: created.authority,
-    vaultNonce: created.nonce,
-  });
-  assert.equal(vault.depositAddress, depositAddress);
-  await fv.deposit(chainVault, 50n * SOL);
-});
-after(async () => {
-  await app.close();
-  await fv.close();
-  await testStorage.close();
+// The file's database and validator, and one app on them; the vault is set up once for the file.
+const world = useTestApps({
+  chain: true,
+  clock: { now: () => new Date(nowMs) },
+  env: { RATE_LIMIT_ENABLED: 'false' },
+  emptyEachTest: false,
+  fileApp: {
+    async setUp(fileApp) {
+      app = fileApp;
+      fv = world.chain;
+      fv.setTime(T0, 1);
+      const created = await fv.createVault({ dailyLimit: 7n * SOL, feeBasisPoints: 50 });
+      chainVault = created.vault;
+      depositAddress = created.depositAddress;
+      vault = await createVault(world.storage.db, {
+        address: chainVault,
+        authority: created.authority,
+        vaultNonce: created.nonce,
+      });
+      assert.equal(vault.depositAddress, depositAddress);
+      await fv.deposit(chainVault, 50n * SOL);
+    },
+  },
 });
 
 /** Mirrors what ingestion stores for a chain result: a transaction at the block time. */
@@ -64,7 +61,7 @@ async function recordOnChain(
   fields: { status: 'executed' | 'blocked'; amount: bigint },
 ) {
   const entry = fv.ledger().find((e) => e.signature === result.signature)!;
-  await createTransaction(testStorage.storage.db, {
+  await createTransaction(world.storage.db, {
     vault,
     signature: result.signature,
     timestamp: new Date(entry.blockTime * 1000),
@@ -79,7 +76,7 @@ const getRealtime = (target: FastifyInstance, query: string) =>
 describe('GET /api/analytics/realtime', () => {
   test('reads balance and the daily window live from the chain, never cached', async () => {
     // An executed transfer of the previous window, then the window the chain is in now.
-    await createTransaction(testStorage.storage.db, {
+    await createTransaction(world.storage.db, {
       vault,
       amount: 1n,
       timestamp: new Date((T0 - 3600) * 1000),
@@ -149,8 +146,7 @@ describe('GET /api/analytics/realtime', () => {
     const silent: Server = createServer(() => {}); // holds every request open
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const rpcUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-    const deps = createTestDeps({
-      storage: testStorage.storage,
+    const deps = world.createDeps({
       overrides: { rpc: createRpcClients(testConfig({ SOLANA_RPC_URL: rpcUrl })).rpc },
     });
     registerAjvFormats();
@@ -183,7 +179,7 @@ describe('GET /api/analytics/realtime', () => {
   });
 
   test('answers 404 VAULT_NOT_FOUND when the vault account does not exist on chain', async () => {
-    const offChain = await createVault(testStorage.storage.db);
+    const offChain = await createVault(world.storage.db);
     const response = await getRealtime(app, `?vault=${offChain.address}`);
     assert.equal(response.statusCode, 404);
     assert.equal(response.json().details.reason, 'account_not_found');

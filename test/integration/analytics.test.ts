@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { before, beforeEach, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { evictVaults } from '../../src/cache/tags.js';
@@ -9,15 +9,16 @@ import { markDailyMetricsDirty } from '../../src/domain/analytics/metrics-dirty.
 import type { Database } from '../../src/storage/database.js';
 import type { VaultRow } from '../../src/storage/schema/index.js';
 import { createRandom, expectedAnalytics, type OracleTransaction } from '../support/analytics-oracle.js';
-import { createTestApp, createTestCache } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
+import { createTestCache } from '../support/app.js';
 import { createTransaction, createVault, randomAddress } from '../support/factories.js';
+import { useTestApps } from '../support/test-apps.js';
 
 const NOW = new Date('2027-01-05T12:00:00.000Z');
 const DAY = 86_400_000;
 const clock = { now: () => NOW };
 
-let testStorage: TestStorage;
+// Each describe empties the database in its own set-up.
+const testStorage = useTestApps({ clock, emptyEachTest: false });
 let db: Database;
 let app: FastifyInstance; // READ_CACHE=false: every request computes
 let cachedApp: FastifyInstance;
@@ -28,25 +29,9 @@ let vaultB: VaultRow;
 let vaultIdle: VaultRow;
 
 before(async () => {
-  testStorage = await createTestStorage();
-  db = testStorage.storage.db;
-  ({ app } = await createTestApp({
-    storage: testStorage.storage,
-    clock,
-    env: { READ_CACHE: 'false', RATE_LIMIT_ENABLED: 'false' },
-  }));
-  ({ app: cachedApp } = await createTestApp({
-    storage: testStorage.storage,
-    clock,
-    cache,
-    env: { RATE_LIMIT_ENABLED: 'false' },
-  }));
-});
-after(async () => {
-  await app.close();
-  await cachedApp.close();
-  await cache.close();
-  await testStorage.close();
+  ({ app } = await testStorage.startForFile({ env: { READ_CACHE: 'false', RATE_LIMIT_ENABLED: 'false' } }));
+  ({ app: cachedApp } = await testStorage.startForFile({ cache, env: { RATE_LIMIT_ENABLED: 'false' } }));
+  db = testStorage.db;
 });
 
 /** Stores a transaction the way ingestion does: the row, and its day (and destination) marked for the rollup. */
@@ -371,14 +356,10 @@ describe('analytics rate limits', () => {
   test('both analytics routes spend the analytics budget of 30 requests a minute', async () => {
     await testStorage.reset();
     const vault = await createVault(db);
-    const { app: limited } = await createTestApp({ storage: testStorage.storage, clock });
-    try {
-      for (const url of ['/api/analytics', `/api/analytics/realtime?vault=${vault.address}`]) {
-        const response = await limited.inject({ method: 'GET', url });
-        assert.equal(response.headers['x-ratelimit-limit'], '30', url);
-      }
-    } finally {
-      await limited.close();
+    const { app: limited } = await testStorage.start();
+    for (const url of ['/api/analytics', `/api/analytics/realtime?vault=${vault.address}`]) {
+      const response = await limited.inject({ method: 'GET', url });
+      assert.equal(response.headers['x-ratelimit-limit'], '30', url);
     }
   });
 });

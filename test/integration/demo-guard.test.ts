@@ -16,9 +16,9 @@ import { runLogSubscription } from '../../src/chain/subscription.js';
 import { createDemoGuard, PUBLIC_GENESIS_HASHES } from '../../src/domain/demo/demo-guard.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { StartError } from '../../src/lib/start-error.js';
-import { createLogCapture, createTestApp } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
+import { createLogCapture } from '../support/app.js';
 import { freePort } from '../support/ports.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
 const DEVNET = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
@@ -37,14 +37,12 @@ function captureLog() {
 
 const endpointOf = (v: FakeValidator) => ({ rpcUrl: v.rpcUrl, wsUrl: v.wsUrl });
 
-let storage: TestStorage;
+const world = useTestApps();
 let dir: string;
 before(async () => {
-  storage = await createTestStorage();
   dir = await mkdtemp(join(tmpdir(), 'vk-demo-guard-'));
 });
 after(async () => {
-  await storage.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -105,7 +103,7 @@ describe('the re-check when a connection is established again', () => {
       SOLANA_RPC_URL: validator.rpcUrl,
       SOLANA_WS_URL: validator.wsUrl,
     };
-    const { app, deps } = await createTestApp({ storage: storage.storage, env, logs });
+    const { app, deps } = await world.start({ env, logs });
     try {
       assert.equal((await app.inject('/api/demo/wallet')).statusCode, 200);
       validator.setGenesisHash(DEVNET);
@@ -133,7 +131,6 @@ describe('the re-check when a connection is established again', () => {
       await deps.rpc.getSlot().send();
       assert.equal((await app.inject('/api/demo/wallet')).statusCode, 503);
     } finally {
-      await app.close();
       await validator.close();
     }
   });

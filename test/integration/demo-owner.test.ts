@@ -12,13 +12,13 @@ import { ownerAccessLines, saveOwnerAccess, saveOwnerKeypair } from '../../dev/d
 import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import { LOCAL_GENESIS_HASH } from '../../dev/validator/rpc.js';
 import { ConfigError } from '../../src/config.js';
-import { createLogCapture, createTestApp } from '../support/app.js';
+import { createLogCapture } from '../support/app.js';
 import { runForTest, startupDeadlineMs } from '../support/child-process.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
-import { freePort } from '../support/ports.js';
 import { startService } from '../support/service-process.js';
+import { useTestApps } from '../support/test-apps.js';
 
-let storage: TestStorage;
+// The file's database (kept between tests, as the demo keeps it) and the app the demo owner signs against.
+const world = useTestApps({ emptyEachTest: false });
 let app: FastifyInstance;
 let baseUrl: string;
 let dir: string;
@@ -30,17 +30,11 @@ async function runCli(args: string[], env: NodeJS.ProcessEnv) {
 }
 
 before(async () => {
-  storage = await createTestStorage();
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
   // Signed requests name the host the service expects: the demo sets PUBLIC_BASE_URL to its own URL.
-  ({ app } = await createTestApp({ storage: storage.storage, env: { PUBLIC_BASE_URL: baseUrl } }));
-  await app.listen({ port, host: '127.0.0.1' });
+  ({ app, url: baseUrl } = await world.listenForFile({ ownBaseUrl: true }));
   dir = await mkdtemp(join(tmpdir(), 'vk-demo-'));
 });
 after(async () => {
-  await app.close();
-  await storage.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -122,54 +116,50 @@ describe('the demo wallet route (DEMO_MODE only)', () => {
     const owner = createOwner(baseUrl, 'http://127.0.0.1:1');
     const keypairFile = saveOwnerKeypair(owner, dir);
     const logs = createLogCapture();
-    const demo = await createTestApp({ storage: storage.storage, env: demoEnv(keypairFile), logs });
-    try {
-      // DNS rebinding: a page on another site reaches 127.0.0.1 under its own name, which Host carries.
-      for (const host of ['evil.example', 'evil.example:3000', 'localhost.evil.example', '10.0.0.5:3000']) {
-        const refused = await demo.app.inject({ url: '/api/demo/wallet', headers: { host } });
-        assert.equal(refused.statusCode, 403, host);
-        assert.equal(refused.json().code, 'FORBIDDEN');
-        assert.doesNotMatch(refused.body, /secretKey/);
-      }
-      for (const host of ['127.0.0.1:3000', '[::1]:3000', 'LOCALHOST']) {
-        const served = await demo.app.inject({ url: '/api/demo/wallet', headers: { host } });
-        assert.equal(served.statusCode, 200, host);
-      }
-      const res = await demo.app.inject('/api/demo/wallet');
-      assert.equal(res.statusCode, 200);
-      assert.equal(res.headers['cache-control'], 'no-store');
-      assert.deepEqual(res.json(), {
-        address: owner.address,
-        secretKey: [...owner.wallet.secretKey],
-        rpcUrl: local.rpcUrl,
-        cluster: 'localnet',
-      });
-      // The approval and vault pages know it is a demo and may send to the demo's RPC; the others may not.
-      for (const path of [`/overrides/${owner.address}/1`, `/vaults/${owner.address}`]) {
-        const page = await demo.app.inject(path);
-        assert.match(page.body, /<meta name="vaultkeeper-demo" content="true">/, path);
-        assert.match(
-          page.headers['content-security-policy'] as string,
-          new RegExp(`connect-src 'self' ${local.rpcUrl.replaceAll('.', '\\.')};`),
-          path,
-        );
-      }
-      const approvalsPage = await demo.app.inject(`/owners/${owner.address}/approvals`);
-      assert.match(approvalsPage.headers['content-security-policy'] as string, /connect-src 'self';/);
-
-      const seed = Buffer.from(owner.wallet.secretKey.subarray(0, 32));
-      const forms = [
-        JSON.stringify([...owner.wallet.secretKey]),
-        [...owner.wallet.secretKey].join(','),
-        seed.toString('base64'),
-        seed.toString('hex'),
-        getBase58Decoder().decode(owner.wallet.secretKey),
-      ];
-      assert.ok(logs.lines.length > 0, 'the capture saw the log');
-      for (const form of forms) assert.ok(!logs.lines.some((l) => l.includes(form)), 'key in a log line');
-    } finally {
-      await demo.app.close();
+    const demo = await world.start({ env: demoEnv(keypairFile), logs });
+    // DNS rebinding: a page on another site reaches 127.0.0.1 under its own name, which Host carries.
+    for (const host of ['evil.example', 'evil.example:3000', 'localhost.evil.example', '10.0.0.5:3000']) {
+      const refused = await demo.app.inject({ url: '/api/demo/wallet', headers: { host } });
+      assert.equal(refused.statusCode, 403, host);
+      assert.equal(refused.json().code, 'FORBIDDEN');
+      assert.doesNotMatch(refused.body, /secretKey/);
     }
+    for (const host of ['127.0.0.1:3000', '[::1]:3000', 'LOCALHOST']) {
+      const served = await demo.app.inject({ url: '/api/demo/wallet', headers: { host } });
+      assert.equal(served.statusCode, 200, host);
+    }
+    const res = await demo.app.inject('/api/demo/wallet');
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['cache-control'], 'no-store');
+    assert.deepEqual(res.json(), {
+      address: owner.address,
+      secretKey: [...owner.wallet.secretKey],
+      rpcUrl: local.rpcUrl,
+      cluster: 'localnet',
+    });
+    // The approval and vault pages know it is a demo and may send to the demo's RPC; the others may not.
+    for (const path of [`/overrides/${owner.address}/1`, `/vaults/${owner.address}`]) {
+      const page = await demo.app.inject(path);
+      assert.match(page.body, /<meta name="vaultkeeper-demo" content="true">/, path);
+      assert.match(
+        page.headers['content-security-policy'] as string,
+        new RegExp(`connect-src 'self' ${local.rpcUrl.replaceAll('.', '\\.')};`),
+        path,
+      );
+    }
+    const approvalsPage = await demo.app.inject(`/owners/${owner.address}/approvals`);
+    assert.match(approvalsPage.headers['content-security-policy'] as string, /connect-src 'self';/);
+
+    const seed = Buffer.from(owner.wallet.secretKey.subarray(0, 32));
+    const forms = [
+      JSON.stringify([...owner.wallet.secretKey]),
+      [...owner.wallet.secretKey].join(','),
+      seed.toString('base64'),
+      seed.toString('hex'),
+      getBase58Decoder().decode(owner.wallet.secretKey),
+    ];
+    assert.ok(logs.lines.length > 0, 'the capture saw the log');
+    for (const form of forms) assert.ok(!logs.lines.some((l) => l.includes(form)), 'key in a log line');
   });
 
   test('outside demo mode the route does not exist and the approval page has no demo wallet', async () => {
@@ -214,12 +204,12 @@ describe('the demo wallet route (DEMO_MODE only)', () => {
 
   test('DEMO_MODE is refused on mainnet-beta, and a bad key file stops the start naming the file only', async () => {
     await assert.rejects(
-      createTestApp({ storage: storage.storage, env: { ...demoEnv('x'), SOLANA_CLUSTER: 'mainnet-beta' } }),
+      world.start({ env: { ...demoEnv('x'), SOLANA_CLUSTER: 'mainnet-beta' } }),
       (error: unknown) => error instanceof ConfigError && /mainnet-beta/.test(error.message),
     );
     const bad = join(dir, 'not-a-key.json');
     await writeFile(bad, '"secret-looking text"\n');
-    await assert.rejects(createTestApp({ storage: storage.storage, env: demoEnv(bad) }), (error: Error) => {
+    await assert.rejects(world.start({ env: demoEnv(bad) }), (error: Error) => {
       assert.match(error.message, /DEMO_OWNER_KEYPAIR .*not-a-key\.json is not a solana-keygen key file/);
       assert.ok(!error.message.includes('secret-looking'), 'the content is not echoed');
       return true;

@@ -1,16 +1,12 @@
 // The embedded database's upkeep job: PGlite has no autovacuum, so the service vacuums and analyzes it.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { createEmbeddedVacuumJob } from '../../src/jobs/embedded-vacuum.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createTransaction, createVault } from '../support/factories.js';
+import { useTestApps } from '../support/test-apps.js';
 
-let testStorage: TestStorage;
-before(async () => {
-  testStorage = await createTestStorage();
-});
-after(async () => testStorage.close());
+const testStorage = useTestApps();
 
 test('the upkeep job vacuums what deletes left behind and gives the planner statistics', async () => {
   const { storage } = testStorage;

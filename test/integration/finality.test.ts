@@ -12,11 +12,9 @@ import { createFinalityReconciler, DROP_DEPTH, STATUS_BATCH } from '../../src/ch
 import { runDailyMetricsRollup } from '../../src/domain/analytics/daily-metrics-rollup.js';
 import { runDeliveryWorker } from '../../src/jobs/worker.js';
 import { chainSignatures, webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
-import { createTestDeps } from '../support/app.js';
 import { SOL, useIngestionHarness } from '../support/ingestion-harness.js';
-import { waitForSignatures, waitForSubscription } from '../support/ingestor.js';
 import { getJson } from '../support/test-apps.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForSignatures, waitForSubscription } from '../support/wait.js';
 import { WORKER_ENV } from '../support/webhooks.js';
 
 const h = useIngestionHarness();
@@ -75,11 +73,9 @@ describe('finality', () => {
     const receiver = await createWebhookReceiver();
     const hook = await subscribe(authority, ['transaction.dropped'], `${receiver.url}/in`);
     const worker = new AbortController();
-    const working = runDeliveryWorker(
-      createTestDeps({ storage: h.storage.storage, env: WORKER_ENV }),
-      worker.signal,
-      { pollIntervalMs: 25 },
-    );
+    const working = runDeliveryWorker(h.world.createDeps({ env: WORKER_ENV }), worker.signal, {
+      pollIntervalMs: 25,
+    });
     h.fake.finality.setFinalizedSlot(h.fake.state.slot);
     await startIngestor();
     const app = await startApi();

@@ -2,16 +2,15 @@
 // for 4xx, security headers on every response, and a refused request writes nothing.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import type { FastifyInstance, HTTPMethods, InjectOptions } from 'fastify';
 import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
-import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
+import type { FakeValidator } from '../../dev/validator/index.js';
 import { API_SECURITY_HEADERS } from '../../src/http/plugins/security.js';
-import { createTestApp, createTestCache } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
+import { createTestCache } from '../support/app.js';
 import { createOverride, createTransaction, createVault, randomAddress } from '../support/factories.js';
 import {
   bodyBytes,
@@ -26,6 +25,7 @@ import {
   type RouteTemplate,
   urlPart,
 } from '../support/hostile-requests.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 5_000);
@@ -34,7 +34,8 @@ const STRANGER_RUNS = Math.max(200, Math.round(RUNS / 5));
 const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const MAX_READ_BYTES = 4 * 1024 * 1024;
 
-let testStorage: TestStorage;
+// The file's database and validator, set up once: every case runs against the same rows.
+const world = useTestApps({ chain: true, emptyEachTest: false });
 let validator: FakeValidator;
 let app: FastifyInstance;
 let wallet: TestWallet;
@@ -45,40 +46,24 @@ let othersFingerprint: () => Promise<string>;
 let known: KnownValues;
 /** Row counts of every table (as JSON). */
 let countRows: () => Promise<string>;
-const closing: Array<() => Promise<unknown>> = [];
 
 before(async () => {
-  testStorage = await createTestStorage();
-  validator = await startFakeValidator();
   wallet = createTestWallet();
   stranger = createTestWallet();
   const cache = createTestCache();
   await waitFor(() => cache.ping());
-  const created = await createTestApp({
-    storage: testStorage.storage,
-    cache,
-    env: {
-      SOLANA_RPC_URL: validator.rpcUrl,
-      SOLANA_WS_URL: validator.wsUrl,
-      RATE_LIMIT_ENABLED: 'false',
-      ROLES: 'api',
-    },
-  });
+  const created = await world.startForFile({ cache, env: { RATE_LIMIT_ENABLED: 'false', ROLES: 'api' } });
+  validator = world.chain;
   app = created.app;
   // As if listening: /readyz is then 200, and a 5xx from it would be a fault like any other.
   created.deps.roleStatus.api.accepting = true;
-  closing.push(
-    () => validator.close(),
-    () => cache.close(),
-    () => app.close(),
-  );
 
   // A vault the fuzzing wallet owns, on chain and in the database, with a blocked attempt and its override.
   const onChain = await validator.createVault({
     authority: wallet.address as Address,
     dailyLimit: 1_000_000_000n,
   });
-  const db = testStorage.storage.db;
+  const db = world.storage.db;
   const vault = await createVault(db, {
     address: onChain.vault,
     authority: wallet.address,
@@ -97,7 +82,7 @@ before(async () => {
   // auth_claims is the replay guard's ledger (used while Redis does not answer, e.g. a command timing
   // out under load): a signature is used up before the body is validated, as it is in Redis. The audit
   // trail records refused writes by design (docs/AUDIT.md): it is the one table a refusal adds to.
-  const tables = await testStorage.storage.rows<{ name: string }>(
+  const tables = await world.storage.rows<{ name: string }>(
     sql`select tablename as name from pg_tables where schemaname = 'public' and tablename not in ('auth_claims', 'audit_entries') order by tablename`,
   );
   const counts = sql.raw(
@@ -125,20 +110,15 @@ before(async () => {
     return `(select md5(coalesce(string_agg(${row}, '|' order by ${row}), '')) from "${table}" t${where}) as "${table}"`;
   };
   const digests = sql.raw(`select ${tables.map((t) => digestOf(t.name)).join(', ')}`);
-  othersFingerprint = async () => JSON.stringify((await testStorage.storage.rows(digests))[0]);
+  othersFingerprint = async () => JSON.stringify((await world.storage.rows(digests))[0]);
   countRows = async () => {
-    const [{ xid }] = (await testStorage.storage.rows<{ xid: string }>(nextXid)) as [{ xid: string }];
+    const [{ xid }] = (await world.storage.rows<{ xid: string }>(nextXid)) as [{ xid: string }];
     if (xid !== lastXid) {
-      lastCounts = JSON.stringify((await testStorage.storage.rows(counts))[0]);
+      lastCounts = JSON.stringify((await world.storage.rows(counts))[0]);
       lastXid = xid;
     }
     return lastCounts;
   };
-});
-
-after(async () => {
-  for (const close of closing.splice(0).reverse()) await close();
-  await testStorage.close();
 });
 
 interface Outcome {
@@ -310,7 +290,7 @@ describe('hostile input', () => {
     let lastXid = '';
     const xid = async () =>
       (
-        await testStorage.storage.rows<{ xid: string }>(
+        await world.storage.rows<{ xid: string }>(
           sql`select pg_snapshot_xmax(pg_current_snapshot())::text as xid`,
         )
       )[0]!.xid;

@@ -19,10 +19,8 @@ import {
   webhookDeliveries,
   webhooks,
 } from '../../src/storage/schema/index.js';
-import { createTestApp } from '../support/app.js';
 import { BASE_URL, SOL, useIngestionHarness } from '../support/ingestion-harness.js';
-import { waitForSignatures } from '../support/ingestor.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForSignatures } from '../support/wait.js';
 
 const h = useIngestionHarness();
 const ingestionService = () =>
@@ -188,35 +186,28 @@ describe('ingestion: backfill, cursor, idempotence and health', () => {
   });
 
   test('health reports the chain feed from the database: status, slot, last event and lag', async () => {
-    const { app } = await createTestApp({
-      storage: h.storage.storage,
-      env: { SOLANA_RPC_URL: h.fake.rpcUrl, SOLANA_WS_URL: h.fake.wsUrl },
+    const { app } = await h.world.start();
+    const chain = async () => (await app.inject({ method: 'GET', url: '/api/health' })).json().chain;
+    assert.deepEqual(await chain(), {
+      status: 'disconnected',
+      source: null,
+      cluster: 'devnet',
+      lastSlot: null,
+      lastEventAt: null,
+      lagSeconds: null,
     });
-    try {
-      const chain = async () => (await app.inject({ method: 'GET', url: '/api/health' })).json().chain;
-      assert.deepEqual(await chain(), {
-        status: 'disconnected',
-        source: null,
-        cluster: 'devnet',
-        lastSlot: null,
-        lastEventAt: null,
-        lagSeconds: null,
-      });
-      await h.startLive();
-      const created = await h.fake.createVault({ dailyLimit: SOL });
-      await waitForSignatures(h.storage.storage, [created.signature]);
-      const live = await waitFor(async () => {
-        const c = await chain();
-        return c.status === 'connected' && c.lagSeconds === 0 ? c : null;
-      });
-      assert.equal(live.lastSlot, created.slot);
-      assert.equal(live.source, 'websocket');
-      assert.equal(live.lastEventAt, h.blockTimeOf(created.signature).toISOString());
-      await h.stop();
-      // Health checks are reused for up to a second.
-      await waitFor(async () => (await chain()).status === 'disconnected');
-    } finally {
-      await app.close();
-    }
+    await h.startLive();
+    const created = await h.fake.createVault({ dailyLimit: SOL });
+    await waitForSignatures(h.storage.storage, [created.signature]);
+    const live = await waitFor(async () => {
+      const c = await chain();
+      return c.status === 'connected' && c.lagSeconds === 0 ? c : null;
+    });
+    assert.equal(live.lastSlot, created.slot);
+    assert.equal(live.source, 'websocket');
+    assert.equal(live.lastEventAt, h.blockTimeOf(created.signature).toISOString());
+    await h.stop();
+    // Health checks are reused for up to a second.
+    await waitFor(async () => (await chain()).status === 'disconnected');
   });
 });

@@ -8,8 +8,7 @@ import type { IngestorOptions } from '../../src/chain/ingestor.js';
 import { createDatabaseChainStatus } from '../../src/domain/health/chain-status-store.js';
 import { createLogCapture, type LogCapture } from '../support/app.js';
 import { SOL, useIngestionHarness } from '../support/ingestion-harness.js';
-import { waitForSignatures } from '../support/ingestor.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForSignatures } from '../support/wait.js';
 
 const h = useIngestionHarness();
 let grpc: FakeGrpc;

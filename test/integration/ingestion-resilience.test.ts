@@ -10,9 +10,8 @@ import { createLogger } from '../../src/lib/logger.js';
 import { createDatabase, type Storage } from '../../src/storage/database.js';
 import { createLogCapture } from '../support/app.js';
 import { useIngestionHarness } from '../support/ingestion-harness.js';
-import { waitForSignatures } from '../support/ingestor.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForSignatures } from '../support/wait.js';
 
 const children: ServiceProcess[] = [];
 // Service processes a test started, killed after it.
@@ -146,14 +145,24 @@ describe('ingestion under failure', () => {
     }
   });
 
-  test('only one ingestor is active; when it dies another takes over within seconds', async () => {
-    const logger = createLogger({ level: 'silent' });
+  test('on PGlite the one process holds the ingestor lock, at once, alone', async (t) => {
+    if (h.storage.config.kind === 'postgres') {
+      t.skip('PostgreSQL run: the next test runs two ingestors against each other');
+      return;
+    }
+    // PGlite is one process's embedded database: that process holds the lock, at once, alone.
+    const lock = createIngestorLock({
+      storage: h.storage.storage,
+      logger: createLogger({ level: 'silent' }),
+    });
+    assert.equal(await lock.acquire(new AbortController().signal), true);
+    await h.storage.storage.db.transaction((tx) => lock.fence(tx));
+    await lock.release();
+  });
+
+  test('only one ingestor is active; when it dies another takes over within seconds', async (t) => {
     if (h.storage.config.kind !== 'postgres') {
-      // PGlite is one process's embedded database: that process holds the lock, at once, alone.
-      const lock = createIngestorLock({ storage: h.storage.storage, logger });
-      assert.equal(await lock.acquire(new AbortController().signal), true);
-      await h.storage.storage.db.transaction((tx) => lock.fence(tx));
-      await lock.release();
+      t.skip('PGlite run: one process holds an embedded database (the previous test checks its lock)');
       return;
     }
     const env = {

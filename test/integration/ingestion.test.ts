@@ -16,7 +16,7 @@ import {
   webhooks,
 } from '../../src/storage/schema/index.js';
 import { BASE_URL, SOL, useIngestionHarness } from '../support/ingestion-harness.js';
-import { waitForSignatures } from '../support/ingestor.js';
+import { waitForSignatures } from '../support/wait.js';
 
 const h = useIngestionHarness();
 

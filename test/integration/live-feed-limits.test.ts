@@ -1,16 +1,12 @@
 // Caps on open event streams: 5 per client address, a tenth of SSE_MAX_STREAMS per network (IPv4 /24,
 // IPv6 /48), SSE_MAX_STREAMS in all with its last tenth kept for small networks; a closed stream frees its slot.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { afterEach, describe, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { FastifyInstance } from 'fastify';
-import { createTestApp } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
-let db: TestStorage;
-let app: FastifyInstance | undefined;
 let baseUrl: string;
 const controllers: AbortController[] = [];
 // The open responses, held until the test ends: undici cancels the body of a Response that is garbage
@@ -18,26 +14,16 @@ const controllers: AbortController[] = [];
 // collects sooner, and a sixth stream then got in).
 const responses: Response[] = [];
 
-before(async () => {
-  db = await createTestStorage();
-});
-afterEach(async () => {
+// Registered before the world's hooks: the streams end before the app closes.
+afterEach(() => {
   for (const controller of controllers.splice(0)) controller.abort();
   responses.length = 0;
-  await app?.close();
-  app = undefined;
 });
-after(async () => {
-  await db.close();
-});
+const world = useTestApps();
 
 async function start(env: Record<string, string> = {}): Promise<void> {
   // Rate limits off: the stream caps are the subject, not the read budget.
-  ({ app } = await createTestApp({
-    storage: db.storage,
-    env: { RATE_LIMIT_ENABLED: 'false', TRUST_PROXY: '1', ...env },
-  }));
-  baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+  ({ url: baseUrl } = await world.listen({ env: { RATE_LIMIT_ENABLED: 'false', TRUST_PROXY: '1', ...env } }));
 }
 
 /** Opens a stream as `client` (the address our proxy would append); the response stays open. */

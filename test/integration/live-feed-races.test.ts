@@ -1,17 +1,15 @@
 // The live feed loses no event to timing: an event committed while a stream starts, and (on PostgreSQL)
 // ids committed out of order by concurrent transactions.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type { FastifyInstance } from 'fastify';
 import { createTestWallet } from '../../dev/support/wallet.js';
 import { createLiveFeed, FEED_WRITE_LOCK_KEY } from '../../src/domain/live-feed/live-feed.js';
 import type { Storage } from '../../src/storage/database.js';
 import { chainEvents } from '../../src/storage/schema/index.js';
-import { createTestApp } from '../support/app.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
 import { openEventStream } from '../support/event-stream.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
 const VAULT = createTestWallet().address;
@@ -25,22 +23,10 @@ const isPoll = (text: string) => /\) as f where id > \$\d+ order by id/.test(tex
 /** The route's backlog read (listSince). */
 const isBacklog = (text: string) => text.includes('vault_address = ');
 
-let db: TestStorage;
-let app: FastifyInstance | undefined;
+// The file's database, emptied before each test; the apps are closed after it.
+const db = useTestApps();
 let baseUrl: string;
 let slot = 1_000;
-
-before(async () => {
-  db = await createTestStorage();
-});
-afterEach(async () => {
-  await app?.close();
-  app = undefined;
-  await db.reset();
-});
-after(async () => {
-  await db.close();
-});
 
 /** The storage with `hook` around every query (the hook runs the query itself). */
 function hooked(
@@ -54,8 +40,8 @@ function hooked(
 }
 
 async function start(storage: Storage): Promise<void> {
-  ({ app } = await createTestApp({ storage, env: { RATE_LIMIT_ENABLED: 'false' } }));
-  baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+  // The app reads through `storage` (the file's, or it hooked).
+  ({ url: baseUrl } = await db.listen({ env: { RATE_LIMIT_ENABLED: 'false' }, overrides: { storage } }));
 }
 
 async function ingest(): Promise<number> {

@@ -5,9 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createVaultkeeperClient, VaultkeeperError } from '@vaultkeeper/client';
 import { randomAddress } from '../support/factories.js';
-import { waitForSignatures } from '../support/ingestor.js';
 import { blockTransfer, SOL, useServiceWithIngestor } from '../support/mcp-session.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForSignatures } from '../support/wait.js';
 
 const service = useServiceWithIngestor();
 const client = () => createVaultkeeperClient({ baseUrl: service.baseUrl });

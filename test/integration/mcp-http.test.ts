@@ -6,8 +6,6 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createVaultkeeperClient, VaultkeeperError } from '@vaultkeeper/client';
-import { buildApp } from '../../src/app.js';
-import { createTestDeps } from '../support/app.js';
 import {
   assertToolErrors,
   blockTransfer,
@@ -67,7 +65,7 @@ describe('MCP over Streamable HTTP (POST /mcp), with the SDK client', () => {
       amount: 500n * 1_000_000_000n,
       reason: 'insufficient_funds',
     });
-    const { waitForSignatures } = await import('../support/ingestor.js');
+    const { waitForSignatures } = await import('../support/wait.js');
     await waitForSignatures(service.h.storage.storage, [funds.signature]);
     const none = await client.callTool({
       name: 'wait_for_approval',
@@ -136,36 +134,29 @@ describe('POST /mcp as an HTTP endpoint', () => {
   });
 
   test('each POST spends one read of the caller’s budget; the tool’s own calls into the API spend none', async () => {
-    const limited = await buildApp(
-      createTestDeps({
-        storage: service.h.storage.storage,
-        env: { ...envOf(service.baseUrl), RATE_LIMIT_ENABLED: 'true' },
-      }),
-    );
-    try {
-      const b = await blockTransfer(service.h);
-      const call = (id: number) =>
-        limited.inject({
-          method: 'POST',
-          url: '/mcp',
-          headers: accept,
-          remoteAddress: '203.0.113.9',
-          payload: {
-            jsonrpc: '2.0',
-            id,
-            method: 'tools/call',
-            params: { name: 'get_approval', arguments: { vault: b.vault, signature: b.signature } },
-          },
-        });
-      const first = await call(1);
-      const second = await call(2);
-      assert.equal(first.statusCode, 200, first.body);
-      assert.equal(first.json().result.structuredContent.status, 'pending');
-      assert.equal(Number(first.headers['x-ratelimit-remaining']), 99);
-      assert.equal(Number(second.headers['x-ratelimit-remaining']), 98);
-    } finally {
-      await limited.close();
-    }
+    const { app: limited } = await service.h.world.start({
+      env: { PUBLIC_BASE_URL: service.baseUrl, RATE_LIMIT_ENABLED: 'true' },
+    });
+    const b = await blockTransfer(service.h);
+    const call = (id: number) =>
+      limited.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: accept,
+        remoteAddress: '203.0.113.9',
+        payload: {
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'get_approval', arguments: { vault: b.vault, signature: b.signature } },
+        },
+      });
+    const first = await call(1);
+    const second = await call(2);
+    assert.equal(first.statusCode, 200, first.body);
+    assert.equal(first.json().result.structuredContent.status, 'pending');
+    assert.equal(Number(first.headers['x-ratelimit-remaining']), 99);
+    assert.equal(Number(second.headers['x-ratelimit-remaining']), 98);
   });
 });
 
@@ -257,10 +248,4 @@ describe('POST /mcp refuses what could steer it', () => {
     await client.vaults.budget('a/b?c#d%');
     assert.deepEqual(sent, [`${service.baseUrl}/api/vaults/a%2Fb%3Fc%23d%25/budget`]);
   });
-});
-
-const envOf = (baseUrl: string) => ({
-  SOLANA_RPC_URL: service.h.fake.rpcUrl,
-  SOLANA_WS_URL: service.h.fake.wsUrl,
-  PUBLIC_BASE_URL: baseUrl,
 });

@@ -3,42 +3,20 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import { createTestWallet } from '../../dev/support/wallet.js';
-import { buildApp } from '../../src/app.js';
-import type { AppDeps } from '../../src/app-deps.js';
 import { createRollingWindow } from '../../src/lib/rolling-window.js';
-import { createLogCapture, createTestCache, createTestDeps, type LogCapture } from '../support/app.js';
+import { createLogCapture, createTestCache } from '../support/app.js';
 import { createVault } from '../support/factories.js';
 import { assertPrometheusText } from '../support/prometheus-text.js';
-import { useTestApps } from '../support/test-apps.js';
+import { type TestApp, type TestAppOptions, useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
 const apps = useTestApps();
 
-interface StartOptions {
-  logs?: LogCapture;
-  env?: Record<string, string>;
-  overrides?: Partial<AppDeps>;
-  /** Extra routes (registered before ready) that exercise paths the API has no reason to offer. */
-  routes?: (app: FastifyInstance) => void;
-}
-
-async function start(options: StartOptions = {}): Promise<{ app: FastifyInstance; deps: AppDeps }> {
+async function start(options: Omit<TestAppOptions, 'cache'> = {}): Promise<TestApp> {
   const cache = createTestCache();
   await waitFor(() => cache.ping(), { message: 'cache not ready' });
-  const deps = createTestDeps({
-    storage: apps.storage,
-    cache,
-    env: { SOLANA_RPC_URL: 'http://127.0.0.1:9', ...options.env },
-    ...(options.logs ? { logs: options.logs } : {}),
-    ...(options.overrides ? { overrides: options.overrides } : {}),
-  });
-  const app = await buildApp(deps);
-  options.routes?.(app);
-  await app.ready();
-  apps.closeAfterTest({ app, deps });
-  return { app, deps };
+  return apps.start({ ...options, cache, env: { SOLANA_RPC_URL: 'http://127.0.0.1:9', ...options.env } });
 }
 
 describe('GET /metrics', () => {

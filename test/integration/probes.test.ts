@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, test } from 'node:test';
+import { afterEach, describe, test } from 'node:test';
 import { startTcpProxy } from '../../dev/support/tcp-proxy.js';
-import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
 import { buildProbeApp } from '../../src/probe-app.js';
 import { createDatabase } from '../../src/storage/database.js';
-import { createTestDeps } from '../support/app.js';
 import { useIngestionHarness } from '../support/ingestion-harness.js';
 import { assertPrometheusText } from '../support/prometheus-text.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
 // The preferred RPC endpoint refuses connections and carries an API key in its path and query.
@@ -32,16 +31,14 @@ const ROLE_METRICS: Record<string, readonly string[]> = {
 };
 
 describe('probes of each role, as processes', () => {
-  let fake: FakeValidator;
   let service: ServiceProcess | undefined;
-  beforeEach(async () => {
-    fake = await startFakeValidator();
-  });
+  // Registered before the world's hooks: the service stops before its validator closes.
   afterEach(async () => {
     await service?.stop('SIGKILL');
     service = undefined;
-    await fake.close();
   });
+  // A fresh validator for each test; the services run on their own memory database.
+  const world = useTestApps({ chain: { eachTest: true }, database: false });
 
   for (const role of ['api', 'ingestor', 'worker'] as const) {
     test(`ROLES=${role} serves /livez, /readyz and /metrics, and no RPC key leaks`, async () => {
@@ -50,8 +47,8 @@ describe('probes of each role, as processes', () => {
           ROLES: role,
           DATABASE_URL: 'memory://',
           REDIS_URL: '',
-          SOLANA_RPC_URL: `http://127.0.0.1:1${KEY_PATH}${KEY_QUERY},${fake.rpcUrl}`,
-          SOLANA_WS_URL: `ws://127.0.0.1:1${KEY_PATH}${KEY_QUERY},${fake.wsUrl}`,
+          SOLANA_RPC_URL: `http://127.0.0.1:1${KEY_PATH}${KEY_QUERY},${world.chain.rpcUrl}`,
+          SOLANA_WS_URL: `ws://127.0.0.1:1${KEY_PATH}${KEY_QUERY},${world.chain.wsUrl}`,
         },
         // A loaded machine starts PGlite slowly.
         { timeoutMs: 60_000 },
@@ -73,7 +70,7 @@ describe('probes of each role, as processes', () => {
 
       if (role === 'ingestor') {
         // A transaction after start proves the process ingests while the first endpoint is dead.
-        await fake.burst(3);
+        await world.chain.burst(3);
         await waitFor(
           async () =>
             (await (await fetch(`${base}/metrics`)).text()).includes('vaultkeeper_chain_last_slot '),
@@ -140,39 +137,46 @@ describe('readiness follows the feed and the database', () => {
     }
   });
 
-  test('503 while the database is unreachable, 200 when it is back', async (t) => {
-    const url = process.env.DATABASE_URL;
-    const readyz = async (app: Awaited<ReturnType<typeof buildProbeApp>>) =>
-      app.inject({ method: 'GET', url: '/readyz' });
-    // The database ping is reused for up to a second.
-    const untilDown = (app: Awaited<ReturnType<typeof buildProbeApp>>) =>
-      waitFor(async () => {
-        const res = await readyz(app);
-        return res.statusCode === 503 ? res : null;
-      });
-    if (url === undefined) {
-      // Embedded PGlite cannot be cut off from outside; a closed one must read as down.
-      const deps = createTestDeps({
-        storage: await createDatabase({ kind: 'memory' }),
-        env: { ROLES: 'api' },
-      });
-      deps.roleStatus.api.accepting = true;
-      const app = await buildProbeApp(deps);
-      assert.equal((await readyz(app)).statusCode, 200);
-      await deps.storage.close();
-      const down = await untilDown(app);
-      assert.equal(down.statusCode, 503);
-      assert.equal(down.json().checks.database.ok, false);
-      await app.close();
-      t.diagnostic('PGlite run: checked the down case; the PostgreSQL run checks down and back');
-      return;
-    }
+  const onPostgres = process.env.DATABASE_URL !== undefined;
+  const readyz = async (app: Awaited<ReturnType<typeof buildProbeApp>>) =>
+    app.inject({ method: 'GET', url: '/readyz' });
+  // The database ping is reused for up to a second.
+  const untilDown = (app: Awaited<ReturnType<typeof buildProbeApp>>) =>
+    waitFor(async () => {
+      const res = await readyz(app);
+      return res.statusCode === 503 ? res : null;
+    });
+
+  test('503 once the embedded database is closed', {
+    skip: onPostgres && 'PostgreSQL run: the next test cuts the database off and brings it back',
+  }, async () => {
+    // Embedded PGlite cannot be cut off from outside; a closed one must read as down.
+    const deps = h.world.createDeps({
+      env: { ROLES: 'api' },
+      overrides: { storage: await h.world.openDatabase() },
+    });
+    deps.roleStatus.api.accepting = true;
+    const app = await buildProbeApp(deps);
+    assert.equal((await readyz(app)).statusCode, 200);
+    await deps.storage.close();
+    const down = await untilDown(app);
+    assert.equal(down.statusCode, 503);
+    assert.equal(down.json().checks.database.ok, false);
+    await app.close();
+  });
+
+  test('503 while the database is unreachable, 200 when it is back', {
+    skip:
+      !onPostgres &&
+      'PGlite run: an embedded database cannot be cut off from outside (the previous test checks the down case)',
+  }, async () => {
+    const url = String(process.env.DATABASE_URL);
     const target = new URL(url);
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
     const viaProxy = new URL(target);
     viaProxy.host = `127.0.0.1:${proxy.port}`;
     const storage = await createDatabase({ kind: 'postgres', url: viaProxy.toString() });
-    const deps = createTestDeps({ storage, env: { ROLES: 'api' } });
+    const deps = h.world.createDeps({ env: { ROLES: 'api' }, overrides: { storage } });
     deps.roleStatus.api.accepting = true;
     const app = await buildProbeApp(deps);
     try {

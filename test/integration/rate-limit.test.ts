@@ -5,7 +5,7 @@ import { describe, mock, test } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { type Cache, createMemoryCache, createRedisCache } from '../../src/cache/index.js';
 import type { Metrics } from '../../src/lib/metrics.js';
-import { createLogCapture, createTestApp, createTestCache, type LogCapture } from '../support/app.js';
+import { createLogCapture, createTestCache, type LogCapture } from '../support/app.js';
 import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
@@ -27,13 +27,11 @@ interface StartOptions {
 async function start(options: StartOptions = {}): Promise<{ app: FastifyInstance; metrics: Metrics }> {
   const cache = options.cache ?? createTestCache();
   if (options.waitForCache !== false) await waitFor(() => cache.ping(), { message: 'cache not ready' });
-  const { app, deps } = await createTestApp({
-    storage: apps.storage,
+  const { app, deps } = await apps.start({
     cache,
     env: { SOLANA_RPC_URL: 'http://127.0.0.1:9', ...options.env },
     ...(options.logs ? { logs: options.logs } : {}),
   });
-  apps.closeAfterTest({ app, deps });
   return { app, metrics: deps.metrics };
 }
 

@@ -42,3 +42,43 @@ test('names every crossing (static, re-export and dynamic imports) and only thos
     await rm(repository, { recursive: true, force: true });
   }
 });
+
+test('test files take their world from useTestApps: an import of a set-up primitive is a crossing, except in the listed files', async () => {
+  const repository = await mkdtemp(join(tmpdir(), 'rooms-'));
+  const files: Record<string, string> = {
+    'test/support/app.ts': 'export {};\n',
+    'test/support/database.ts': 'export {};\n',
+    'test/support/ingestor.ts': 'export {};\n',
+    // The world itself is built from them.
+    'test/support/test-apps.ts':
+      "import { createTestApp, createTestDeps } from './app.js';\nimport { createTestStorage } from './database.js';\n",
+    'test/integration/app.test.ts':
+      "import assert from 'node:assert/strict';\nimport {\n  createLogCapture,\n  createTestApp,\n  type LogCapture,\n} from '../support/app.js';\n",
+    'src/domain/queries.test.ts':
+      "import { createTestStorage, type TestStorage } from '../../test/support/database.js';\n",
+    // Split, so that the check does not read this file's own text as a dynamic import.
+    'test/integration/ingest.test.ts': `const { startTestIngestor } = await import${"('../support/ingestor.js')"};\n`,
+    'test/integration/deps.test.ts': "export { createTestDeps as deps } from '../support/app.js';\n",
+    // Helpers and types of the same modules are no set-up.
+    'test/integration/logs.test.ts':
+      "import { createLogCapture, createTestCache, type LogCapture } from '../support/app.js';\nimport type { TestStorage } from '../support/database.js';\nimport { useTestApps } from '../support/test-apps.js';\n",
+    // Listed in SETUP_EXCEPTIONS: its CLI processes share a database by URL or data directory.
+    'test/integration/cli.test.ts': "import { createTestStorage } from '../support/database.js';\n",
+  };
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(dirname(join(repository, path)), { recursive: true });
+      await writeFile(join(repository, path), text);
+    }
+    const problems = problemsOf(repository);
+    assert.deepEqual(problems.map((p) => p.split(' (')[0]).sort(), [
+      'src/domain/queries.test.ts:1 imports createTestStorage from ../../test/support/database.js',
+      'test/integration/app.test.ts:2 imports createTestApp from ../support/app.js',
+      'test/integration/deps.test.ts:1 imports createTestDeps from ../support/app.js',
+      'test/integration/ingest.test.ts:1 imports the module from ../support/ingestor.js',
+    ]);
+    assert.match(problems[0]!, /take their world from useTestApps/);
+  } finally {
+    await rm(repository, { recursive: true, force: true });
+  }
+});

@@ -5,8 +5,7 @@ import { type RpcProxy, startRpcProxy } from '../../dev/support/rpc-proxy.js';
 import { rpcEndpointLabel } from '../../src/chain/rpc-endpoints.js';
 import { createLogCapture, type LogCapture } from '../support/app.js';
 import { useIngestionHarness } from '../support/ingestion-harness.js';
-import { waitForSignatures } from '../support/ingestor.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForSignatures } from '../support/wait.js';
 
 // Providers put the API key in the path or the query: neither may reach a log line.
 const KEY_PATH = '/v2/sk-live-4f9d2c7a1b';

@@ -12,8 +12,8 @@ import { createTestWallet } from '../../dev/support/wallet.js';
 import { runForTest } from '../support/child-process.js';
 import { randomAddress } from '../support/factories.js';
 import { SOL } from '../support/ingestion-harness.js';
-import { waitForSignatures } from '../support/ingestor.js';
 import { failure, useSdkService } from '../support/sdk-service.js';
+import { waitForSignatures } from '../support/wait.js';
 
 const service = useSdkService();
 const { h, seen, serve, clientFor, seed } = service;

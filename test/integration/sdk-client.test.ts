@@ -15,9 +15,9 @@ import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { randomAddress } from '../support/factories.js';
 import { SOL } from '../support/ingestion-harness.js';
-import { waitForSignatures } from '../support/ingestor.js';
 import { rpcCall } from '../support/json-rpc.js';
 import { collect, failure, useSdkService } from '../support/sdk-service.js';
+import { waitForSignatures } from '../support/wait.js';
 
 const service = useSdkService();
 const { h, seen, serve, clientFor, seed } = service;

@@ -3,25 +3,19 @@ import assert from 'node:assert/strict';
 import { createConnection, type Socket } from 'node:net';
 import { afterEach, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { createTestApp } from '../support/app.js';
 import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
-const apps = useTestApps();
-/** Sockets and the app of the test, closed in reverse order after it. */
+/** Sockets of the test, closed in reverse order after it: registered before the world's hooks, so before its app. */
 const closing: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
 });
+const apps = useTestApps();
 
 async function listen(env: Record<string, string> = {}): Promise<{ app: FastifyInstance; port: number }> {
-  const { app } = await createTestApp({
-    storage: apps.storage,
-    env: { RATE_LIMIT_ENABLED: 'false', ...env },
-  });
-  closing.push(() => app.close());
-  const url = new URL(await app.listen({ port: 0, host: '127.0.0.1' }));
-  return { app, port: Number(url.port) };
+  const { app, port } = await apps.listen({ env: { RATE_LIMIT_ENABLED: 'false', ...env } });
+  return { app, port };
 }
 
 /** A raw connection that records what the server sends and whether it closed. */

@@ -8,11 +8,11 @@ import { runIngestor } from '../../src/chain/ingestor.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { StartError } from '../../src/lib/start-error.js';
 import { openDatabaseAtStart } from '../../src/storage/database-start.js';
-import { createLogCapture, createTestDeps } from '../support/app.js';
+import { createLogCapture } from '../support/app.js';
 import { startupDeadlineMs } from '../support/child-process.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
 import { startFakePostgres } from '../support/fake-postgres.js';
 import { startService } from '../support/service-process.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
 const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432';
@@ -158,17 +158,12 @@ describe('start-up failures', () => {
 });
 
 describe('an RPC that cannot be reached', () => {
-  let storage: TestStorage;
-  before(async () => {
-    storage = await createTestStorage();
-  });
-  after(() => storage.close());
+  const world = useTestApps();
 
   test('feed errors name the WebSocket URL, backfill warnings the RPC; health reads connecting, then disconnected', async () => {
     const port = await findClosedPort();
     const logs = createLogCapture();
-    const deps = createTestDeps({
-      storage: storage.storage,
+    const deps = world.createDeps({
       logs,
       env: { SOLANA_RPC_URL: `http://127.0.0.1:${port}`, SOLANA_WS_URL: `ws://127.0.0.1:${port}/feed` },
     });

@@ -9,10 +9,9 @@ import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { type DecodedTransaction, decodeTransactionBase64 } from '../../src/chain/solana-transactions.js';
 import { vaults } from '../../src/storage/schema/index.js';
 import { createVault, randomAddress } from '../support/factories.js';
-import { startTestIngestor, waitForSignatures } from '../support/ingestor.js';
 import { rpcCall } from '../support/json-rpc.js';
 import { useTestApps } from '../support/test-apps.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForSignatures } from '../support/wait.js';
 
 /** Straight from vault-program.idl.json: discriminators and account flags. */
 const DISCRIMINATOR = {
@@ -293,7 +292,7 @@ describe('POST /api/vaults', () => {
       dailyLimit: '7',
     });
     const signature = await signAndSend(created.json().transaction, owner);
-    const ingestor = startTestIngestor(deps);
+    const ingestor = await apps.startIngestor({ deps });
     try {
       await waitForSignatures(apps.storage, [signature]);
     } finally {
@@ -579,7 +578,7 @@ describe('PATCH /api/vaults/:address', () => {
     const { row } = await seedVault(owner);
     const response = await patch(app, owner, row.address, { name: 'Renamed', dailyLimit: 123_456 });
     const signature = await signAndSend(response.json().transaction, owner);
-    const ingestor = startTestIngestor(deps);
+    const ingestor = await apps.startIngestor({ deps });
     try {
       await waitForSignatures(apps.storage, [signature]);
     } finally {

@@ -7,7 +7,6 @@ import { evictVaults } from '../../src/cache/tags.js';
 import { rebuildVaultStats } from '../../src/domain/vaults/vault-stats.js';
 import { createServices } from '../../src/services.js';
 import { vaults } from '../../src/storage/schema/index.js';
-import { createTestCache, createTestDeps } from '../support/app.js';
 import {
   createOverride,
   createTransaction,
@@ -354,7 +353,7 @@ describe('vault caching', () => {
 
 describe('composition', () => {
   test('the app serves the services it is given: every cached read goes through their one read cache', async () => {
-    const deps = createTestDeps({ storage: apps.storage, cache: createTestCache() });
+    const deps = apps.createDeps();
     const services = createServices(deps);
     let reads = 0;
     const { read, readBody } = services.readCache;

@@ -3,18 +3,18 @@
 // every log line, a 429's wait honoured, and bad formats refused.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { afterEach, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
 import { enqueueWebhookEvent } from '../../src/domain/webhooks/outbox.js';
 import { runDeliveryWorker } from '../../src/jobs/worker.js';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
-import { createLogCapture, createTestApp, createTestDeps, type LogCapture } from '../support/app.js';
+import { createLogCapture, type LogCapture } from '../support/app.js';
 import { discordUnescaped, renderDiscord, renderTelegram } from '../support/chat-platforms.js';
 import { type ChatPlatform, type ChatReceiver, createChatReceiver } from '../support/chat-receiver.js';
-import { createTestStorage, type TestStorage } from '../support/database.js';
 import { createVault, randomAddress } from '../support/factories.js';
+import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 import { WORKER_ENV } from '../support/webhooks.js';
 
@@ -31,32 +31,31 @@ const SECRET_PARTS = [
   'bot123456789',
 ];
 
-let storage: TestStorage;
 let app: FastifyInstance;
 const logs: LogCapture = createLogCapture();
 const cleanups: (() => Promise<unknown>)[] = [];
 
-before(async () => {
-  storage = await createTestStorage();
-  const env = {
-    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-    RATE_LIMIT_ENABLED: 'false',
-    PUBLIC_BASE_URL: BASE,
-    WEBHOOK_SECRETS_KEY: KEY_1,
-  };
-  app = (await createTestApp({ storage: storage.storage, env, logs })).app;
-});
-after(async () => {
-  await app.close();
-  await storage.close();
-});
+// Registered before the world's hooks: workers and receivers stop before their caches close.
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   logs.lines.length = 0;
-  await storage.reset();
+});
+const world = useTestApps({
+  fileApp: {
+    env: {
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      RATE_LIMIT_ENABLED: 'false',
+      PUBLIC_BASE_URL: BASE,
+      WEBHOOK_SECRETS_KEY: KEY_1,
+    },
+    logs,
+    setUp: async (fileApp) => {
+      app = fileApp;
+    },
+  },
 });
 
-const db = () => storage.storage.db;
+const db = () => world.db;
 
 async function call(method: string, url: string, wallet: TestWallet, body?: unknown) {
   const response = await app.inject({
@@ -76,11 +75,7 @@ async function chatReceiver(platform: ChatPlatform): Promise<ChatReceiver> {
 
 /** The worker as main runs it, logging into `logs`. */
 function startWorker(env: Record<string, string> = {}): void {
-  const deps = createTestDeps({
-    storage: storage.storage,
-    env: { ...WORKER_ENV, WEBHOOK_SECRETS_KEY: KEY_1, ...env },
-    logs,
-  });
+  const deps = world.createDeps({ env: { ...WORKER_ENV, WEBHOOK_SECRETS_KEY: KEY_1, ...env }, logs });
   const controller = new AbortController();
   const done = runDeliveryWorker(deps, controller.signal, { pollIntervalMs: 25 });
   cleanups.push(async () => {

@@ -13,7 +13,6 @@ import { WEBHOOK_LIMITS } from '../../src/domain/webhooks/subscription-caps.js';
 import { MAX_WEBHOOKS_PER_OWNER } from '../../src/domain/webhooks/webhook-service.js';
 import { deleteOldWebhookConfirmations } from '../../src/jobs/cache-cleanup.js';
 import { webhookConfirmations, webhooks } from '../../src/storage/schema/index.js';
-import { createTestApp } from '../support/app.js';
 import { createVault } from '../support/factories.js';
 import { createSmtpSink, type ReceivedMail, type SmtpSink } from '../support/smtp-sink.js';
 import { waitFor } from '../support/wait.js';
@@ -45,10 +44,9 @@ beforeEach(async () => {
     RATE_LIMIT_ENABLED: 'false',
     WEBHOOK_SECRETS_KEY: KEY_1,
   };
-  app = (await createTestApp({ storage: fixtures.apps.storage, env })).app;
+  app = (await fixtures.apps.startForFile({ env })).app;
 });
 after(async () => {
-  await app?.close();
   await sink.close();
 });
 

@@ -11,7 +11,6 @@ import { defaultCaps } from '../../src/jobs/delivery-fairness.js';
 import { runDeliveryWorker } from '../../src/jobs/worker.js';
 import type { Database } from '../../src/storage/database.js';
 import { webhookDeliveries, webhooks } from '../../src/storage/schema/index.js';
-import { createTestDeps } from '../support/app.js';
 import { createVault, randomAddress } from '../support/factories.js';
 import { waitFor } from '../support/wait.js';
 import { useWebhookFixtures, WORKER_ENV } from '../support/webhooks.js';
@@ -170,7 +169,7 @@ describe('shutdown', () => {
       },
     });
     const sub = await subscribe(target.url);
-    const deps = createTestDeps({ storage: apps.storage, env: WORKER_ENV });
+    const deps = apps.createDeps({ env: WORKER_ENV });
     const controller = new AbortController();
     const done = runDeliveryWorker(deps, controller.signal, { pollIntervalMs: 25 });
     await emit(sub);

@@ -1,73 +1,69 @@
-// The API on a test database and the fake validator, with vaults created on the fake chain and stored as
-// ingestion stores them: the setup of the agent budget and check tests.
-import { type Address, createSolanaRpcFromTransport } from '@solana/kit';
+// The API on the file's test database and the fake validator (useTestApps with `chain` and a file app),
+// with vaults created on the fake chain and stored as ingestion stores them: the setup of the agent budget
+// and check tests. The database is not emptied between tests: a file sets up its vaults once.
+import type { Address } from '@solana/kit';
 import type { FastifyInstance } from 'fastify';
-import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
+import type { FakeValidator } from '../../dev/validator/index.js';
 import type { CreateVaultInput } from '../../dev/validator/scenarios.js';
+import type { Database } from '../../src/storage/database.js';
 import type { VaultRow } from '../../src/storage/schema/index.js';
-import { createTestApp, type TestDepsOptions } from './app.js';
-import { createTestStorage, type TestStorage } from './database.js';
 import { createVault } from './factories.js';
+import { type TestAppOptions, type TestApps, useTestApps } from './test-apps.js';
 
 export interface ChainApp {
-  readonly testStorage: TestStorage;
+  readonly world: TestApps;
+  readonly db: Database;
   readonly fv: FakeValidator;
   readonly app: FastifyInstance;
-  /** Another app on the same database and chain (its env added to the first's). */
+  /** Another app on the same database and chain (its env added to the first's), closed after the file. */
   startApp(env?: Record<string, string>): Promise<FastifyInstance>;
-  close(): Promise<void>;
 }
 
 /**
- * The fake validator with its Clock at `time`, a test database, and the API on both (rate limits off).
- * `inProcessRpc`: the app's RPC calls reach the validator in process, not over HTTP (its subscriptions do).
+ * Registers the file's hooks: the fake validator with its Clock at `time`, a test database, and the API on
+ * both (rate limits off). `inProcessRpc`: the app's RPC calls reach the validator in process, not over HTTP
+ * (its subscriptions do). `setUp` runs once the app is ready, before the first test.
  */
-export async function startChainApp(
-  options: { time: number; env?: Record<string, string>; inProcessRpc?: boolean } & Omit<
-    TestDepsOptions,
-    'storage' | 'env'
-  >,
-): Promise<ChainApp> {
-  const { time, env: extraEnv, inProcessRpc = false, ...rest } = options;
-  const testStorage = await createTestStorage();
-  const fv = await startFakeValidator();
-  fv.setTime(time);
-  if (inProcessRpc) rest.overrides = { ...rest.overrides, rpc: createSolanaRpcFromTransport(fv.transport) };
-  const env = {
-    SOLANA_RPC_URL: fv.rpcUrl,
-    SOLANA_WS_URL: fv.wsUrl,
-    RATE_LIMIT_ENABLED: 'false',
-    ...extraEnv,
-  };
-  const apps: FastifyInstance[] = [];
-  const startApp = async (more: Record<string, string> = {}) => {
-    const { app } = await createTestApp({ ...rest, storage: testStorage.storage, env: { ...env, ...more } });
-    apps.push(app);
-    return app;
-  };
-  const app = await startApp();
-  return {
-    testStorage,
-    fv,
-    app,
-    startApp,
-    async close() {
-      for (const each of apps) await each.close();
-      await fv.close();
-      await testStorage.close();
+export function useChainApp(
+  options: {
+    time: number;
+    inProcessRpc?: boolean;
+    setUp?: (chain: ChainApp) => Promise<unknown>;
+  } & Omit<TestAppOptions, 'cache'>,
+): ChainApp {
+  const { time, inProcessRpc = false, setUp, env, ...rest } = options;
+  const world = useTestApps({
+    ...rest,
+    chain: { time, inProcessRpc },
+    env: { RATE_LIMIT_ENABLED: 'false', ...env },
+    emptyEachTest: false,
+    fileApp: { setUp: () => setUp?.(chain) ?? Promise.resolve() },
+  });
+  const chain: ChainApp = {
+    world,
+    get db() {
+      return world.db;
     },
+    get fv() {
+      return world.chain;
+    },
+    get app() {
+      return world.app;
+    },
+    startApp: async (more = {}) => (await world.startForFile({ env: more })).app,
   };
+  return chain;
 }
 
 /** A vault created on the fake chain (funded with `deposit` lamports) and its row as ingestion stores it. */
 export async function createChainVault(
-  chain: Pick<ChainApp, 'fv' | 'testStorage'>,
+  chain: Pick<ChainApp, 'fv' | 'db'>,
   input: CreateVaultInput & { deposit?: bigint },
 ): Promise<{ vault: Address; agentSigner: Address; row: VaultRow }> {
   const { deposit, ...vaultInput } = input;
   const created = await chain.fv.createVault(vaultInput);
   if (deposit !== undefined) await chain.fv.deposit(created.vault, deposit);
-  const row = await createVault(chain.testStorage.storage.db, {
+  const row = await createVault(chain.db, {
     address: created.vault,
     authority: created.authority,
     vaultNonce: created.nonce,

@@ -1,7 +1,6 @@
 // The app, the real ingestor and the fake validator together, for the conformance suite: requests
 // go through the HTTP API, transactions are signed like a wallet and run on the validator.
 import assert from 'node:assert/strict';
-import { afterEach } from 'node:test';
 import type { Address } from '@solana/kit';
 import { VersionedTransaction } from '@solana/web3.js';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
@@ -9,11 +8,10 @@ import type { TestWallet } from '../../dev/support/wallet.js';
 import { executeTransaction } from '../../dev/validator/executor.js';
 import { randomAddress } from '../../dev/validator/scenarios.js';
 import { getInstructionLogName, type InstructionName } from '../../src/chain/program.js';
-import { createTestApp } from './app.js';
 import { coder, idl, plain } from './idl-conformance.js';
 import { BASE_URL, type IngestionHarness, useIngestionHarness } from './ingestion-harness.js';
-import { waitForSignatures } from './ingestor.js';
 import { rpcCall } from './json-rpc.js';
+import { waitForSignatures } from './wait.js';
 
 export interface ConformanceHarness extends IngestionHarness {
   /** The app on the harness's database and validator (closed after the test). */
@@ -69,11 +67,6 @@ export async function pressBlinkButton(
 
 export function useConformanceHarness(): ConformanceHarness {
   const h = useIngestionHarness();
-  let apps: FastifyInstance[] = [];
-  afterEach(async () => {
-    for (const app of apps) await app.close();
-    apps = [];
-  });
 
   const rpc = <T>(method: string, params: unknown[]) => rpcCall<T>(h.fake.rpcUrl, method, params);
 
@@ -87,18 +80,8 @@ export function useConformanceHarness(): ConformanceHarness {
 
   return Object.assign(Object.create(h) as IngestionHarness, {
     async app() {
-      const { app } = await createTestApp({
-        storage: h.storage.storage,
-        // The ingestor's cache, so what it invalidates is what the API reads.
-        cache: h.deps.cache,
-        env: {
-          SOLANA_RPC_URL: h.fake.rpcUrl,
-          SOLANA_WS_URL: h.fake.wsUrl,
-          PUBLIC_BASE_URL: BASE_URL,
-          RATE_LIMIT_ENABLED: 'false',
-        },
-      });
-      apps.push(app);
+      // The ingestor's cache, so what it invalidates is what the API reads.
+      const { app } = await h.world.start({ cache: h.deps.cache, env: { RATE_LIMIT_ENABLED: 'false' } });
       return app;
     },
     rpc,

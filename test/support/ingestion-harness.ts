@@ -1,20 +1,25 @@
-// One database per test file, a fresh fake validator per test, and the real ingestor on demand.
+// The ingestion tests' world, over useTestApps: the file's database, a fresh fake validator for each
+// test, and the real ingestor on demand (stopped after the test).
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach } from 'node:test';
+import { beforeEach } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
-import { type FakeValidator, startFakeValidator } from '../../dev/validator/index.js';
+import type { FakeValidator } from '../../dev/validator/index.js';
 import type { AppDeps } from '../../src/app-deps.js';
 import type { IngestorOptions } from '../../src/chain/ingestor.js';
+import type { DatabaseConfig } from '../../src/config.js';
+import type { Storage } from '../../src/storage/database.js';
 import { vaults } from '../../src/storage/schema/index.js';
-import { createTestDeps, type LogCapture } from './app.js';
-import { createTestStorage, type TestStorage } from './database.js';
-import { startTestIngestor, type TestIngestor, waitForSubscription } from './ingestor.js';
+import type { LogCapture } from './app.js';
+import { type RunningIngestor, type TestApps, useTestApps } from './test-apps.js';
+import { waitForSubscription } from './wait.js';
 
 export const BASE_URL = 'https://vaultkeeper.test';
 export const SOL = 1_000_000_000n;
 
 export interface IngestionHarness {
-  readonly storage: TestStorage;
+  /** The world it runs in (apps on the same database and validator, dependencies for other roles). */
+  readonly world: TestApps;
+  readonly storage: { readonly storage: Storage; readonly config: DatabaseConfig; reset(): Promise<void> };
   readonly fake: FakeValidator;
   readonly deps: AppDeps;
   /** Starts the ingestor (env added to the test config) and waits until its subscription is up. */
@@ -27,71 +32,52 @@ export interface IngestionHarness {
   countOf(table: 'transactions' | 'overrides' | 'chain_events' | 'vaults'): Promise<number>;
 }
 
-/** Registers the hooks of the calling test file and returns the harness they keep up to date. */
+/** Registers the hooks of the calling test file (useTestApps with a validator per test) and returns the harness. */
 export function useIngestionHarness(): IngestionHarness {
-  let storage: TestStorage;
-  let fake: FakeValidator;
+  const world = useTestApps({ chain: { eachTest: true }, env: { PUBLIC_BASE_URL: BASE_URL } });
   let deps: AppDeps;
-  let ingestor: TestIngestor | undefined;
-  const depsFor = (env: Record<string, string> = {}, logs?: LogCapture) =>
-    createTestDeps({
-      storage: storage.storage,
-      env: { SOLANA_RPC_URL: fake.rpcUrl, SOLANA_WS_URL: fake.wsUrl, PUBLIC_BASE_URL: BASE_URL, ...env },
-      ...(logs ? { logs } : {}),
-    });
-
-  before(async () => {
-    storage = await createTestStorage();
-  });
-  after(async () => {
-    await storage.close();
-  });
-  beforeEach(async () => {
-    await storage.reset();
-    fake = await startFakeValidator();
-    deps = depsFor();
-  });
-  afterEach(async () => {
-    await ingestor?.stop();
+  let ingestor: Promise<RunningIngestor> | undefined;
+  beforeEach(() => {
+    deps = world.createDeps();
     ingestor = undefined;
-    await fake.close();
   });
 
   const harness: IngestionHarness = {
+    world,
     get storage() {
-      return storage;
+      return { storage: world.storage, config: world.databaseConfig, reset: () => world.reset() };
     },
     get fake() {
-      return fake;
+      return world.chain;
     },
     get deps() {
       return deps;
     },
     start(env = {}, options = {}) {
       const { logs, ...ingestorOptions } = options;
-      if (Object.keys(env).length > 0 || logs) deps = depsFor(env, logs);
-      ingestor = startTestIngestor(deps, ingestorOptions);
+      if (Object.keys(env).length > 0 || logs) deps = world.createDeps({ env, ...(logs ? { logs } : {}) });
+      ingestor = world.startIngestor({ ...ingestorOptions, deps });
     },
     async startLive(env = {}) {
       harness.start(env);
-      await waitForSubscription(storage.storage);
+      await waitForSubscription(world.storage);
     },
     async stop() {
-      await ingestor?.stop();
+      await (await ingestor)?.stop();
       ingestor = undefined;
     },
     async vaultRow(address) {
-      const [row] = await storage.storage.db.select().from(vaults).where(eq(vaults.address, address));
+      const [row] = await world.db.select().from(vaults).where(eq(vaults.address, address));
       assert.ok(row, `vault ${address} stored`);
       return row;
     },
     blockTimeOf(signature) {
-      const entry = fake.ledger().find((e) => e.signature === signature);
+      const entry = world.chain.ledger().find((e) => e.signature === signature);
       assert.ok(entry, `${signature} on the ledger`);
       return new Date(entry.blockTime * 1000);
     },
     async countOf(table) {
-      const [row] = await storage.storage.rows<{ n: number }>(
+      const [row] = await world.storage.rows<{ n: number }>(
         sql`select count(*)::int as n from ${sql.raw(table)}`,
       );
       return Number(row?.n);

@@ -2,9 +2,7 @@
 // validator, a vault whose agent had a transfer blocked, and the MCP SDK's own Client calling the tools.
 // The owner decides through Dialect's Blink client (approve) or its sign-message flow (reject).
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach } from 'node:test';
+import { beforeEach } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { Address } from '@solana/kit';
@@ -14,8 +12,7 @@ import { buildApp } from '../../src/app.js';
 import { clickBlinkButton, createTestBlinkAdapter } from './blink-client.js';
 import { randomAddress } from './factories.js';
 import { type IngestionHarness, useIngestionHarness } from './ingestion-harness.js';
-import { waitForSignatures } from './ingestor.js';
-import { waitFor } from './wait.js';
+import { waitFor, waitForSignatures } from './wait.js';
 
 export const SOL = 1_000_000_000n;
 const DEVNET_ID = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
@@ -29,22 +26,14 @@ export interface Service {
 /** The service on 127.0.0.1 (PUBLIC_BASE_URL names its port) with its ingestor live, per test. */
 export function useServiceWithIngestor(env: Record<string, string> = {}): Service {
   const h = useIngestionHarness();
-  let server: Server;
   const state = { baseUrl: '', app: undefined as unknown as FastifyInstance };
   beforeEach(async () => {
-    let handle: (req: IncomingMessage, res: ServerResponse) => void = () => {};
-    server = createServer((req, res) => handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    state.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const origin = await h.world.openOrigin();
+    state.baseUrl = origin.url;
     await h.startLive({ PUBLIC_BASE_URL: state.baseUrl, RATE_LIMIT_ENABLED: 'false', ...env });
     state.app = await buildApp(h.deps);
     await state.app.ready();
-    handle = (req, res) => state.app.server.emit('request', req, res);
-  });
-  afterEach(async () => {
-    await state.app.close();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    origin.serve({ app: state.app, deps: h.deps });
   });
   return {
     h,

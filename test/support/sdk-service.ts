@@ -1,16 +1,14 @@
 // @vaultkeeper/client's counterpart: the service on a real socket on 127.0.0.1 (its ingestor on the fake
 // validator, a fresh one per test), the requests the socket saw, and an optional stand-in answer.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach } from 'node:test';
 import type { Address } from '@solana/kit';
 import { type ClientOptions, createVaultkeeperClient, VaultkeeperError } from '@vaultkeeper/client';
-import type { FastifyInstance } from 'fastify';
 import type { TestWallet } from '../../dev/support/wallet.js';
 import { buildApp } from '../../src/app.js';
 import { type IngestionHarness, SOL, useIngestionHarness } from './ingestion-harness.js';
-import { waitForSignatures } from './ingestor.js';
+import { waitForSignatures } from './wait.js';
 
 export type Intercept = (req: IncomingMessage, res: ServerResponse, index: number) => boolean;
 
@@ -37,34 +35,29 @@ export interface SdkService {
   }>;
 }
 
-/** Registers the calling test file's hooks (the ingestion harness's, and closing the socket after each test). */
+/** Registers the calling test file's hooks (the ingestion harness's; the socket and the app close after each test). */
 export function useSdkService(): SdkService {
   const h = useIngestionHarness();
-  let server: Server | undefined;
-  let app: FastifyInstance | undefined;
   const service: SdkService = {
     h,
     baseUrl: '',
     seen: [],
     intercept: null,
     async serve(env = {}) {
-      let handle: (req: IncomingMessage, res: ServerResponse) => void = () => {};
-      server = createServer((req, res) => handle(req, res));
-      await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-      (service as { baseUrl: string }).baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const origin = await h.world.openOrigin();
+      (service as { baseUrl: string }).baseUrl = origin.url;
       await h.startLive({
         PUBLIC_BASE_URL: service.baseUrl,
         RATE_LIMIT_ENABLED: 'false',
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         ...env,
       });
-      app = await buildApp(h.deps);
+      const app = await buildApp(h.deps);
       await app.ready();
-      handle = (req, res) => {
+      origin.serve({ app, deps: h.deps }, (req, res) => {
         const index = service.seen.push(req) - 1;
-        if (service.intercept?.(req, res, index)) return;
-        app!.server.emit('request', req, res);
-      };
+        return Boolean(service.intercept?.(req, res, index));
+      });
     },
     clientFor: (signer, options = {}) =>
       createVaultkeeperClient({ baseUrl: service.baseUrl, signer, ...options }),
@@ -92,13 +85,9 @@ export function useSdkService(): SdkService {
       return { vault, vaults: created.map((c) => c.vault), executed, blocked };
     },
   };
-  afterEach(async () => {
+  afterEach(() => {
     service.seen.length = 0;
     service.intercept = null;
-    await app?.close();
-    if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
-    app = undefined;
-    server = undefined;
   });
   return service;
 }

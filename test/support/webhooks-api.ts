@@ -1,18 +1,19 @@
-// The subscription API under test: one database, an app that allows private URLs and e-mail, a
-// strict app that does not, fresh owner and stranger wallets per test.
+// The subscription API under test, over useTestApps: the file's database (emptied before each test), an
+// app that allows private URLs and e-mail, a strict app that does not, fresh owner and stranger wallets per test.
 import assert from 'node:assert/strict';
-import { after, afterEach, before } from 'node:test';
+import { afterEach, before } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createTestWallet, type TestWallet } from '../../dev/support/wallet.js';
-import { createLogCapture, createTestApp, type LogCapture } from './app.js';
-import { createTestStorage, type TestStorage } from './database.js';
+import type { Storage } from '../../src/storage/database.js';
+import { createLogCapture, type LogCapture } from './app.js';
+import { useTestApps } from './test-apps.js';
 
 /** A parsed JSON body, read field by field by the tests. */
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary response JSON field by field
 export type JsonBody = any;
 
 export interface WebhookApiHarness {
-  readonly storage: TestStorage;
+  readonly storage: { readonly storage: Storage };
   readonly app: FastifyInstance;
   /** No private URLs, no SMTP: the production defaults. */
   readonly strictApp: FastifyInstance;
@@ -33,24 +34,19 @@ export interface WebhookApiHarness {
 /** Registers the file's before/after hooks and returns the harness they fill in. */
 export function useWebhookApi(): WebhookApiHarness {
   const state = {} as { -readonly [K in keyof WebhookApiHarness]: WebhookApiHarness[K] };
+  const world = useTestApps();
+  state.logs = createLogCapture();
+  Object.defineProperty(state, 'storage', { get: () => ({ storage: world.storage }) });
   before(async () => {
-    state.storage = await createTestStorage();
-    state.logs = createLogCapture();
-    const storage = state.storage.storage;
     const env = {
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       SMTP_URL: 'smtp://127.0.0.1:2525',
       RATE_LIMIT_ENABLED: 'false',
     };
-    state.app = (await createTestApp({ storage, env, logs: state.logs })).app;
-    state.strictApp = (await createTestApp({ storage, env: { RATE_LIMIT_ENABLED: 'false' } })).app;
+    state.app = (await world.startForFile({ env, logs: state.logs })).app;
+    state.strictApp = (await world.startForFile({ env: { RATE_LIMIT_ENABLED: 'false' } })).app;
   });
-  after(async () => {
-    await Promise.all([state.app.close(), state.strictApp.close()]);
-    await state.storage.close();
-  });
-  afterEach(async () => {
-    await state.storage.reset();
+  afterEach(() => {
     state.owner = createTestWallet();
     state.stranger = createTestWallet();
   });

@@ -15,8 +15,8 @@ import { createTestDeps } from '../support/app.js';
 import { clickBlinkButton, createTestBlinkAdapter } from '../support/blink-client.js';
 import { createTestStorage } from '../support/database.js';
 import { randomAddress } from '../support/factories.js';
-import { startTestIngestor, waitForSignatures, waitForSubscription } from '../support/ingestor.js';
-import { waitFor } from '../support/wait.js';
+import { startTestIngestor } from '../support/ingestor.js';
+import { waitFor, waitForSignatures, waitForSubscription } from '../support/wait.js';
 
 const SOL = 1_000_000_000n;
 const started = Date.now();

@@ -1,26 +1,20 @@
 // Keyset anchors (page-anchors.ts) against plain OFFSET reads: every page identical, before and after
 // the lists change, on PGlite or PostgreSQL (DATABASE_URL).
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
-import { createTestStorage, type TestStorage } from '../../../test/support/database.js';
+import { describe, test } from 'node:test';
 import {
   createTransaction,
   createVault,
   executePendingTransaction,
 } from '../../../test/support/factories.js';
+import { useTestApps } from '../../../test/support/test-apps.js';
 import type { TransactionStatus } from '../../storage/schema/transactions.js';
 import type { VaultRow } from '../../storage/schema/vaults.js';
 import { createPageAnchors, type PageAnchors } from './page-anchors.js';
 import { createTransactionQueries } from './transaction-queries.js';
 
-let db: TestStorage;
-before(async () => {
-  db = await createTestStorage();
-});
-after(async () => {
-  await db.close();
-});
-beforeEach(() => db.reset());
+// The file's database, emptied before each test.
+const db = useTestApps();
 
 const LIMIT = 4;
 const STATUSES: (TransactionStatus | undefined)[] = [undefined, 'executed', 'blocked', 'pending'];

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { asc } from 'drizzle-orm';
-import { createTestStorage } from '../../../test/support/database.js';
+import { useTestApps } from '../../../test/support/test-apps.js';
 import { webhooks } from '../../storage/schema/index.js';
 import { createSecretBox, keyId, resealWebhookSecrets } from './secret-box.js';
 
+const world = useTestApps();
 const key1 = Buffer.alloc(32, 1);
 const key2 = Buffer.alloc(32, 2);
 const secret = 'whsec_dGhpcyBpcyBhIHRlc3Qgc2VjcmV0IG9mIDMyIGJ5dGVzIQ==';
@@ -43,37 +44,32 @@ describe('secret box', () => {
 
 describe('re-sealing at start', () => {
   it('seals plaintext and previous-key values under the current key, and then finds none left', async () => {
-    const test = await createTestStorage();
-    try {
-      const { db } = test.storage;
-      const previous = createSecretBox({ current: key1, previous: [] });
-      const box = createSecretBox({ current: key2, previous: [key1] });
-      const row = (label: string, stored: string, previousSecret: string | null = null) => ({
-        owner: `owner-${label}`,
-        url: `https://hooks.example.com/${label}`,
-        events: ['vault.paused'],
-        secret: stored,
-        previousSecret,
-      });
-      await db
-        .insert(webhooks)
-        .values([
-          row('a-current', box.seal(secret)),
-          row('b-plain', secret),
-          row('c-previous-key', previous.seal(secret)),
-          row('d-current-with-old-previous', box.seal(secret), previous.seal(`${secret}x`)),
-        ]);
-      assert.equal(await resealWebhookSecrets(db, createSecretBox(null)), 0, 'no key: nothing to seal');
-      assert.equal(await resealWebhookSecrets(db, box), 3);
-      assert.equal(await resealWebhookSecrets(db, box), 0);
-      const stored = await db.select().from(webhooks).orderBy(asc(webhooks.owner));
-      for (const webhook of stored) {
-        assert.equal(box.isStale(webhook.secret), false, webhook.owner);
-        assert.equal(box.open(webhook.secret), secret);
-      }
-      assert.equal(box.open(stored[3]!.previousSecret!), `${secret}x`);
-    } finally {
-      await test.close();
+    const { db } = world.storage;
+    const previous = createSecretBox({ current: key1, previous: [] });
+    const box = createSecretBox({ current: key2, previous: [key1] });
+    const row = (label: string, stored: string, previousSecret: string | null = null) => ({
+      owner: `owner-${label}`,
+      url: `https://hooks.example.com/${label}`,
+      events: ['vault.paused'],
+      secret: stored,
+      previousSecret,
+    });
+    await db
+      .insert(webhooks)
+      .values([
+        row('a-current', box.seal(secret)),
+        row('b-plain', secret),
+        row('c-previous-key', previous.seal(secret)),
+        row('d-current-with-old-previous', box.seal(secret), previous.seal(`${secret}x`)),
+      ]);
+    assert.equal(await resealWebhookSecrets(db, createSecretBox(null)), 0, 'no key: nothing to seal');
+    assert.equal(await resealWebhookSecrets(db, box), 3);
+    assert.equal(await resealWebhookSecrets(db, box), 0);
+    const stored = await db.select().from(webhooks).orderBy(asc(webhooks.owner));
+    for (const webhook of stored) {
+      assert.equal(box.isStale(webhook.secret), false, webhook.owner);
+      assert.equal(box.open(webhook.secret), secret);
     }
+    assert.equal(box.open(stored[3]!.previousSecret!), `${secret}x`);
   });
 });

@@ -284,7 +284,15 @@ export function useTestApps(defaults: TestAppsOptions = {}): TestApps {
     // A file's top-level before hooks run side by side: one may start an app while the world still opens.
     if (opening === undefined) throw new Error('useTestApps: apps start in hooks and tests');
     await opening;
-    return createTestApp(depsOptions(options, database().storage), routes);
+    const deps = depsOptions(options, database().storage);
+    try {
+      return await createTestApp(deps, routes);
+    } catch (error) {
+      // A start refused (a test may expect that) leaves no open cache behind: a Redis one would keep
+      // the file's process alive after its last test.
+      if (options.cache === undefined && appDefaults.cache === undefined) await deps.cache.close();
+      throw error;
+    }
   };
 
   before(async () => {

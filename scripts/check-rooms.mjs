@@ -59,7 +59,8 @@ const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+
 const IMPORT_CLAUSE =
   /^\s*(?:import|export)\b([^;'"]*?)\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|\bimport\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
 
-function sourcesUnder(dir) {
+/** Files under `dir` (skipping node_modules and dist) whose name `wanted` accepts. */
+function filesUnder(dir, wanted) {
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true });
@@ -68,24 +69,13 @@ function sourcesUnder(dir) {
   }
   return entries.flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return SKIPPED.has(entry.name) ? [] : sourcesUnder(path);
-    return SOURCE.test(entry.name) && !TEST.test(entry.name) ? [path] : [];
+    if (entry.isDirectory()) return SKIPPED.has(entry.name) ? [] : filesUnder(path, wanted);
+    return wanted(entry.name) ? [path] : [];
   });
 }
 
-function testsUnder(dir) {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries.flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return SKIPPED.has(entry.name) ? [] : testsUnder(path);
-    return /\.test\.ts$/.test(entry.name) ? [path] : [];
-  });
-}
+const sourcesUnder = (dir) => filesUnder(dir, (name) => SOURCE.test(name) && !TEST.test(name));
+const testsUnder = (dir) => filesUnder(dir, (name) => /\.test\.ts$/.test(name));
 
 /**
  * The values a clause takes (`{ a, type B, c as d }` gives a and c), or null when it may take any

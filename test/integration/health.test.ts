@@ -2,9 +2,8 @@
 // database ping; a Redis that does not answer; and a database that goes away and comes back.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { startTcpProxy } from '../../dev/support/tcp-proxy.js';
 import { createMemoryCache, createRedisCache } from '../../src/cache/index.js';
-import { createDatabase } from '../../src/storage/database.js';
+import { openThroughProxy } from '../support/database.js';
 import { useTestApps } from '../support/test-apps.js';
 import { waitFor } from '../support/wait.js';
 
@@ -118,11 +117,9 @@ describe('health when the database goes away', () => {
       'PGlite run: an embedded database cannot be cut off from outside (the previous test checks the down case)',
   }, async () => {
     const url = String(process.env.DATABASE_URL);
-    const target = new URL(world.databaseConfig.kind === 'postgres' ? world.databaseConfig.url : url);
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(target);
-    viaProxy.host = `127.0.0.1:${proxy.port}`;
-    const storage = await createDatabase({ kind: 'postgres', url: viaProxy.toString() });
+    const { storage, proxy } = await openThroughProxy(
+      world.databaseConfig.kind === 'postgres' ? world.databaseConfig.url : url,
+    );
     const { app: proxiedApp } = await world.start({ cache: createMemoryCache(), overrides: { storage } });
     try {
       assert.equal(

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
-import { startTcpProxy } from '../../dev/support/tcp-proxy.js';
 import { buildProbeApp } from '../../src/probe-app.js';
-import { createDatabase } from '../../src/storage/database.js';
+import { openThroughProxy } from '../support/database.js';
 import { useIngestionHarness } from '../support/ingestion-harness.js';
 import { assertPrometheusText } from '../support/prometheus-text.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
@@ -170,12 +169,7 @@ describe('readiness follows the feed and the database', () => {
       !onPostgres &&
       'PGlite run: an embedded database cannot be cut off from outside (the previous test checks the down case)',
   }, async () => {
-    const url = String(process.env.DATABASE_URL);
-    const target = new URL(url);
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(target);
-    viaProxy.host = `127.0.0.1:${proxy.port}`;
-    const storage = await createDatabase({ kind: 'postgres', url: viaProxy.toString() });
+    const { storage, proxy } = await openThroughProxy(String(process.env.DATABASE_URL));
     const deps = h.world.createDeps({ env: { ROLES: 'api' }, overrides: { storage } });
     deps.roleStatus.api.accepting = true;
     const app = await buildProbeApp(deps);

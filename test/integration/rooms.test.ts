@@ -7,12 +7,25 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { problemsOf } from '../../scripts/check-rooms.mjs';
 
+/** The check's problems for a repository holding `files` (path → text), written to a temporary directory. */
+async function withRepository(files: Record<string, string>, check: (problems: string[]) => void) {
+  const repository = await mkdtemp(join(tmpdir(), 'rooms-'));
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(dirname(join(repository, path)), { recursive: true });
+      await writeFile(join(repository, path), text);
+    }
+    check(problemsOf(repository));
+  } finally {
+    await rm(repository, { recursive: true, force: true });
+  }
+}
+
 test('the repository crosses no fence', () => {
   assert.deepEqual(problemsOf(), []);
 });
 
 test('names every crossing (static, re-export and dynamic imports) and only those; unit tests beside their code may use the harness', async () => {
-  const repository = await mkdtemp(join(tmpdir(), 'rooms-'));
   const files: Record<string, string> = {
     'src/chain/codec.ts': "export const x = 1;\nimport { y } from '../../dev/validator/index.js';\n",
     'src/lib/fine.ts': "import { x } from '../chain/codec.js';\nimport { z } from '@solana/kit';\n",
@@ -23,12 +36,7 @@ test('names every crossing (static, re-export and dynamic imports) and only thos
     'test/support/wait.ts': "import { x } from '../../src/chain/codec.js';\n",
     'src/chain/codec.test.ts': "import { w } from '../../test/support/wait.js';\n",
   };
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      await mkdir(dirname(join(repository, path)), { recursive: true });
-      await writeFile(join(repository, path), text);
-    }
-    const problems = problemsOf(repository);
+  await withRepository(files, (problems) => {
     assert.deepEqual(
       problems.map((p) => p.split(' (')[0]),
       [
@@ -38,13 +46,10 @@ test('names every crossing (static, re-export and dynamic imports) and only thos
       ],
     );
     assert.match(problems[0]!, /src\/ must not import dev\//);
-  } finally {
-    await rm(repository, { recursive: true, force: true });
-  }
+  });
 });
 
 test('test files take their world from useTestApps: an import of a set-up primitive is a crossing, except in the listed files', async () => {
-  const repository = await mkdtemp(join(tmpdir(), 'rooms-'));
   const files: Record<string, string> = {
     'test/support/app.ts': 'export {};\n',
     'test/support/database.ts': 'export {};\n',
@@ -65,12 +70,7 @@ test('test files take their world from useTestApps: an import of a set-up primit
     // Listed in SETUP_EXCEPTIONS: its CLI processes share a database by URL or data directory.
     'test/integration/cli.test.ts': "import { createTestStorage } from '../support/database.js';\n",
   };
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      await mkdir(dirname(join(repository, path)), { recursive: true });
-      await writeFile(join(repository, path), text);
-    }
-    const problems = problemsOf(repository);
+  await withRepository(files, (problems) => {
     assert.deepEqual(problems.map((p) => p.split(' (')[0]).sort(), [
       'src/domain/queries.test.ts:1 imports createTestStorage from ../../test/support/database.js',
       'test/integration/app.test.ts:2 imports createTestApp from ../support/app.js',
@@ -78,7 +78,5 @@ test('test files take their world from useTestApps: an import of a set-up primit
       'test/integration/ingest.test.ts:1 imports the module from ../support/ingestor.js',
     ]);
     assert.match(problems[0]!, /take their world from useTestApps/);
-  } finally {
-    await rm(repository, { recursive: true, force: true });
-  }
+  });
 });

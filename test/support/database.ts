@@ -4,6 +4,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type SQL, sql } from 'drizzle-orm';
 import pg from 'pg';
+import { startTcpProxy, type TcpProxy } from '../../dev/support/tcp-proxy.js';
 import type { DatabaseConfig } from '../../src/config.js';
 import {
   createDatabase,
@@ -11,6 +12,19 @@ import {
   openMemorySnapshot,
   type Storage,
 } from '../../src/storage/database.js';
+
+/**
+ * A second connection to the PostgreSQL database at `url`, through a TCP proxy on 127.0.0.1 that the test
+ * can cut (`proxy.cut()`) and restore; the caller closes both.
+ */
+export async function openThroughProxy(url: string): Promise<{ storage: Storage; proxy: TcpProxy }> {
+  const target = new URL(url);
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  const viaProxy = new URL(target);
+  viaProxy.host = `127.0.0.1:${proxy.port}`;
+  const storage = await createDatabase({ kind: 'postgres', url: viaProxy.toString() });
+  return { storage, proxy };
+}
 
 export interface TestStorage {
   readonly storage: Storage;
